@@ -1,0 +1,34 @@
+//! Procedural macros of `toolkit`: `#[tool]`, `#[tools]` and `toolbox!`.
+//!
+//! Use them through the `toolkit` crate, which re-exports them; generated code refers to
+//! the runtime through `::toolkit` (or the path given with `crate = path`).
+//!
+//! Each macro is `parse` (attribute syntax, via darling) → `model` (validated; every
+//! mistake collected with its span) → `expand` (code generation; cannot fail).
+
+use proc_macro::TokenStream;
+
+mod docs;
+mod errors;
+mod tool;
+mod toolbox;
+mod tools;
+
+/// Makes a function a tool a language model can call. See the `toolkit` crate.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    tool::entry(args.into(), input.into()).into()
+}
+
+/// Makes the `#[tool]` methods of an inherent `impl` block tools. See the `toolkit` crate.
+#[proc_macro_attribute]
+pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
+    tools::entry(args.into(), input.into()).into()
+}
+
+/// Builds a `Toolbox` whose dispatch table is fixed at compile time. See the `toolkit`
+/// crate.
+#[proc_macro]
+pub fn toolbox(input: TokenStream) -> TokenStream {
+    toolbox::entry(input.into()).into()
+}

@@ -1,0 +1,119 @@
+//! `#[tool]` on a free function.
+
+mod expand;
+mod model;
+mod parse;
+
+pub use expand::{companions, placeholder};
+pub use model::{Site, build, clean_signature, unraw};
+pub use parse::ToolOptions;
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::{ToTokens, quote};
+use syn::parse::{Parse, ParseStream};
+use syn::{Attribute, Signature, Visibility};
+
+use crate::errors::Errors;
+
+/// A function whose body is kept as raw tokens: half-typed code still expands, so the
+/// IDE keeps working, and the body is never re-parsed.
+pub struct RawFn {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub sig: Signature,
+    pub body: TokenStream,
+}
+
+impl Parse for RawFn {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis: Visibility = input.parse()?;
+        let sig: Signature = input.parse()?;
+        let mut body = TokenStream::new();
+        while !input.is_empty() {
+            body.extend(std::iter::once(input.parse::<TokenTree>()?));
+        }
+        Ok(RawFn { attrs, vis, sig, body })
+    }
+}
+
+pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item: RawFn = match syn::parse2(input.clone()) {
+        Ok(f) if input_is_fn(&input) => f,
+        _ => {
+            let err = syn::Error::new_spanned(
+                first_tokens(&input),
+                "`#[tool]` goes on a function (`fn` or `async fn`); for methods, put `#[tools]` on the `impl` block and `#[tool]` on each method",
+            )
+            .to_compile_error();
+            return quote!(#err #input);
+        }
+    };
+    let mut errors = Errors::default();
+    let options = match ToolOptions::parse(args) {
+        Ok(o) => o,
+        Err(e) => {
+            errors.darling(e);
+            ToolOptions::default()
+        }
+    };
+    let krate = options.krate.as_ref().map(|p| p.to_token_stream()).unwrap_or_else(|| quote!(::toolkit));
+    let clean = clean_signature(&item.sig);
+    let RawFn { attrs, vis, body, .. } = &item;
+    let function = quote!(#(#attrs)* #vis #clean #body);
+    match build(options, attrs, vis, &item.sig, Site::Free, &mut errors) {
+        Some(model) if errors.is_empty() => {
+            let companions = companions(&model);
+            quote!(#function #companions)
+        }
+        _ => {
+            let errs = errors.to_compile_errors();
+            let name = unraw(&item.sig.ident);
+            let placeholder = placeholder(&krate, vis, &item.sig.ident, &name, true);
+            quote!(#errs #function #placeholder)
+        }
+    }
+}
+
+/// Whether the tokens are a function item (and not, say, a struct that happens to
+/// parse as far as a signature).
+fn input_is_fn(input: &TokenStream) -> bool {
+    let mut tokens = input.clone().into_iter().peekable();
+    while let Some(t) = tokens.next() {
+        match &t {
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                tokens.next();
+            }
+            TokenTree::Ident(i) if i == "fn" => return true,
+            TokenTree::Ident(i)
+                if ["pub", "async", "const", "unsafe", "extern", "crate", "in", "self", "super", "safe"]
+                    .contains(&i.to_string().as_str()) => {}
+            TokenTree::Group(_) | TokenTree::Literal(_) => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The item's keyword and name, to point an error at.
+fn first_tokens(input: &TokenStream) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut tokens = input.clone().into_iter().peekable();
+    while let Some(t) = tokens.next() {
+        match &t {
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                tokens.next();
+            }
+            TokenTree::Ident(i) if i == "pub" => {}
+            TokenTree::Group(_) if out.is_empty() => {}
+            TokenTree::Ident(_) => {
+                out.extend([t.clone()]);
+                if out.clone().into_iter().count() == 2 {
+                    break;
+                }
+            }
+            _ => break,
+        }
+    }
+    if out.is_empty() { input.clone() } else { out }
+}

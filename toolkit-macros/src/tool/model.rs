@@ -1,0 +1,592 @@
+//! The validated description of one tool. Every rule a tool definition must follow is
+//! checked here, each mistake reported at its token with what to do.
+
+use darling::FromAttributes;
+use darling::util::Override;
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote};
+use syn::spanned::Spanned;
+use syn::{
+    Attribute, FnArg, GenericArgument, GenericParam, Ident, LitInt, LitStr, Pat, PathArguments, ReturnType, Signature,
+    Type, Visibility,
+};
+
+use super::parse::{ArgOptions, ToolOptions};
+use crate::docs::{self, Docs};
+use crate::errors::Errors;
+
+/// Where the function stands.
+pub enum Site {
+    /// A free function.
+    Free,
+    /// A method of a `#[tools]` impl block on the type named `owner`.
+    Method { owner: Ident, self_ty: Type },
+}
+
+pub struct ToolModel {
+    pub krate: TokenStream,
+    pub fn_ident: Ident,
+    pub vis: Visibility,
+    pub name: String,
+    pub description: TokenStream,
+    pub title: Option<String>,
+    pub timeout_ms: Option<u64>,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+    pub strict: bool,
+    pub blocking: bool,
+    pub is_async: bool,
+    pub site: Site,
+    pub params: Vec<Param>,
+    pub output: OutputKind,
+    pub args_ident: Ident,
+    pub handle_ident: Ident,
+}
+
+pub struct Param {
+    /// The parameter's name in the function (a field of the argument struct).
+    pub binding: Ident,
+    pub ty: Type,
+    pub kind: ParamKind,
+}
+
+pub enum ParamKind {
+    Arg(Box<Arg>),
+    Context,
+    State,
+}
+
+pub struct Arg {
+    pub wire: String,
+    pub wire_span: Span,
+    pub docs: Docs,
+    pub default: Option<DefaultValue>,
+    pub optional: bool,
+    pub minimum: Option<syn::Expr>,
+    pub maximum: Option<syn::Expr>,
+    pub min_length: Option<LitInt>,
+    pub max_length: Option<LitInt>,
+    pub pattern: Option<LitStr>,
+}
+
+pub enum DefaultValue {
+    /// `#[arg(default)]`: the type's `Default`.
+    Inherit,
+    /// `#[arg(default = expr)]`.
+    Expr(syn::Expr),
+}
+
+pub enum OutputKind {
+    Unit,
+    Text,
+    Json(Type),
+    Result { ok: Box<OutputKind>, err: Option<Type> },
+}
+
+/// Strips the helper attributes (`#[arg]`, `#[context]`, `#[state]`, parameter docs)
+/// from a signature, so the function compiles as written whatever else is wrong.
+pub fn clean_signature(sig: &Signature) -> Signature {
+    let mut sig = sig.clone();
+    for input in sig.inputs.iter_mut() {
+        let attrs = match input {
+            FnArg::Typed(p) => &mut p.attrs,
+            FnArg::Receiver(r) => &mut r.attrs,
+        };
+        attrs.retain(|a| !is_helper(a));
+    }
+    sig
+}
+
+fn is_helper(attr: &Attribute) -> bool {
+    let p = attr.path();
+    docs::is_doc(attr) || p.is_ident("arg") || p.is_ident("context") || p.is_ident("state")
+}
+
+/// `^[a-zA-Z0-9_-]{1,64}$`: accepted by every provider.
+fn name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        Some("a tool name cannot be empty".into())
+    } else if name.len() > 64 {
+        Some(format!(
+            "tool name `{name}` is {} characters long; providers accept at most 64: shorten it with `#[tool(name = \"...\")]`",
+            name.len()
+        ))
+    } else if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-')) {
+        Some(format!(
+            "tool name `{name}` contains {c:?}; providers accept only ASCII letters, digits, `_` and `-`: rename it with `#[tool(name = \"...\")]`"
+        ))
+    } else {
+        None
+    }
+}
+
+/// `"10s"`, `"250ms"`, `"1.5s"`, `"2m"`, `"1h"` → milliseconds.
+fn parse_timeout(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let scale = match unit.trim() {
+        "ms" => 1.0,
+        "s" | "sec" | "secs" => 1_000.0,
+        "m" | "min" | "mins" => 60_000.0,
+        "h" => 3_600_000.0,
+        _ => return None,
+    };
+    let ms = number * scale;
+    (ms.is_finite() && ms >= 1.0 && ms <= u64::MAX as f64).then_some(ms.round() as u64)
+}
+
+pub fn unraw(ident: &Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#").map(str::to_string).unwrap_or(s)
+}
+
+/// `get_weather` → `GetWeather`.
+pub fn camel(s: &str) -> String {
+    s.split('_')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let mut c = p.chars();
+            c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
+        })
+        .collect()
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        Type::Group(g) => last_segment(&g.elem),
+        Type::Paren(p) => last_segment(&p.elem),
+        _ => None,
+    }
+}
+
+fn type_args(seg: &syn::PathSegment) -> Vec<&Type> {
+    match &seg.arguments {
+        PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|g| match g {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn is_option(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|s| s.ident == "Option" && type_args(s).len() == 1)
+}
+
+fn contains_borrow_or_impl(ty: &Type) -> Option<&'static str> {
+    struct Finder(Option<&'static str>);
+    impl Finder {
+        fn ty(&mut self, ty: &Type) {
+            match ty {
+                Type::Reference(_) => self.0 = self.0.or(Some("reference")),
+                Type::ImplTrait(_) => self.0 = self.0.or(Some("impl")),
+                Type::Path(p) => {
+                    for seg in &p.path.segments {
+                        if let PathArguments::AngleBracketed(a) = &seg.arguments {
+                            for arg in &a.args {
+                                match arg {
+                                    GenericArgument::Type(t) => self.ty(t),
+                                    GenericArgument::Lifetime(l) if l.ident != "static" => {
+                                        self.0 = self.0.or(Some("lifetime"))
+                                    }
+                                    _ => {}
+                                }
+                            }
+                        }
+                    }
+                }
+                Type::Array(a) => self.ty(&a.elem),
+                Type::Slice(s) => self.ty(&s.elem),
+                Type::Tuple(t) => t.elems.iter().for_each(|e| self.ty(e)),
+                Type::Paren(p) => self.ty(&p.elem),
+                Type::Group(g) => self.ty(&g.elem),
+                _ => {}
+            }
+        }
+    }
+    let mut f = Finder(None);
+    f.ty(ty);
+    f.0
+}
+
+fn classify_output(ty: &Type, errors: &mut Errors, top: bool) -> OutputKind {
+    match ty {
+        Type::Tuple(t) if t.elems.is_empty() => OutputKind::Unit,
+        Type::Reference(r) if last_segment(&r.elem).is_some_and(|s| s.ident == "str") => OutputKind::Text,
+        Type::ImplTrait(_) => {
+            errors.at(
+                ty,
+                "a tool must return a named type, not `impl Trait`: the runtime serializes it and publishes its schema",
+            );
+            OutputKind::Unit
+        }
+        Type::Reference(_) => {
+            errors.at(
+                ty,
+                "a tool must return an owned value (or `&'static str`): return `String` or a type that owns its data",
+            );
+            OutputKind::Unit
+        }
+        _ => match last_segment(ty) {
+            Some(s) if s.ident == "String" => OutputKind::Text,
+            Some(s)
+                if s.ident == "Cow"
+                    && type_args(s).first().is_some_and(|t| last_segment(t).is_some_and(|s| s.ident == "str")) =>
+            {
+                OutputKind::Text
+            }
+            Some(s) if s.ident == "Result" && top => {
+                let args = type_args(s);
+                let ok = match args.first() {
+                    Some(t) => classify_output(t, errors, false),
+                    None => OutputKind::Unit,
+                };
+                OutputKind::Result { ok: Box::new(ok), err: args.get(1).map(|t| (*t).clone()) }
+            }
+            _ => OutputKind::Json(ty.clone()),
+        },
+    }
+}
+
+fn check_pattern(lit: &LitStr, errors: &mut Errors) {
+    if let Err(e) = regex_syntax::Parser::new().parse(&lit.value()) {
+        let first = e.to_string().lines().last().unwrap_or("invalid").trim().to_string();
+        errors.at(lit, format!("`pattern` is not a valid regular expression: {first}"));
+    }
+}
+
+fn int_value(expr: &syn::Expr) -> Option<f64> {
+    match expr {
+        syn::Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.base10_parse::<f64>().ok(),
+            syn::Lit::Float(f) => f.base10_parse::<f64>().ok(),
+            _ => None,
+        },
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => int_value(&u.expr).map(|v| -v),
+        _ => None,
+    }
+}
+
+fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<Span>) -> Option<Param> {
+    let binding = match &*pat.pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+        other => {
+            errors.at(
+                other,
+                "tool parameters must be plain names (`location: String`): the name is the argument's name in the schema; destructure inside the body",
+            );
+            return None;
+        }
+    };
+    let ty = (*pat.ty).clone();
+    let is_context = pat.attrs.iter().any(|a| a.path().is_ident("context"));
+    let is_state = pat.attrs.iter().any(|a| a.path().is_ident("state"));
+    for a in pat.attrs.iter().filter(|a| a.path().is_ident("context") || a.path().is_ident("state")) {
+        if !matches!(a.meta, syn::Meta::Path(_)) {
+            errors.at(&a.meta, format!("`#[{}]` takes no arguments", a.path().to_token_stream()));
+        }
+    }
+    let has_arg = pat.attrs.iter().any(|a| a.path().is_ident("arg"));
+    if is_context || is_state {
+        if is_context && is_state {
+            errors.at(&pat.pat, "a parameter is either `#[context]` or `#[state]`, not both");
+        }
+        if has_arg {
+            errors.at(&pat.pat, "`#[arg(...)]` describes a model-supplied argument; injected parameters take none");
+        }
+        if is_context {
+            contexts.push(pat.pat.span());
+            if contexts.len() > 1 {
+                errors
+                    .at(&pat.pat, "a tool takes at most one `#[context]` parameter; remove this one and use the first");
+            }
+        }
+        let kind = if is_context { ParamKind::Context } else { ParamKind::State };
+        return Some(Param { binding, ty, kind });
+    }
+    let options = match ArgOptions::from_attributes(&pat.attrs) {
+        Ok(o) => o,
+        Err(e) => {
+            errors.darling(e);
+            ArgOptions::default()
+        }
+    };
+    match contains_borrow_or_impl(&ty) {
+        Some("impl") => errors.at(
+            &ty,
+            "tool parameters cannot be `impl Trait`: the schema is built for one concrete type; name the type",
+        ),
+        Some(_) => errors.at(
+            &ty,
+            "tool parameters must be owned types (`String`, not `&str`): arguments are parsed from the model's JSON and outlive no borrow; mark injected values `#[context]` or `#[state]`",
+        ),
+        None => {}
+    }
+    let optional = is_option(&ty);
+    let default = options.default.as_ref().map(|d| match &**d {
+        Override::Inherit => DefaultValue::Inherit,
+        Override::Explicit(e) => DefaultValue::Expr(e.0.clone()),
+    });
+    if let (true, Some(d)) = (optional, &options.default) {
+        errors.at_span(
+            d.span(),
+            "`default` has no effect on an `Option` parameter (a missing value is already `None`): remove `default`, or make the parameter non-optional",
+        );
+    }
+    if let Some(p) = &options.pattern {
+        check_pattern(p, errors);
+    }
+    if let (Some(min), Some(max)) = (&options.minimum, &options.maximum)
+        && let (Some(a), Some(b)) = (int_value(&min.0), int_value(&max.0))
+        && a > b
+    {
+        errors.at(&max.0, format!("`maximum` ({b}) is below `minimum` ({a}): no value could pass"));
+    }
+    if let (Some(min), Some(max)) = (&options.min_length, &options.max_length)
+        && let (Ok(a), Ok(b)) = (min.base10_parse::<usize>(), max.base10_parse::<usize>())
+        && a > b
+    {
+        errors.at(max, format!("`max_length` ({b}) is below `min_length` ({a}): no value could pass"));
+    }
+    for lit in [&options.min_length, &options.max_length].into_iter().flatten() {
+        if let Err(e) = lit.base10_parse::<usize>() {
+            errors.push(e);
+        }
+    }
+    let (wire, wire_span) = match &options.rename {
+        Some(r) => {
+            if r.value().is_empty() {
+                errors.at(r, "`rename` needs a non-empty name");
+            }
+            (r.value(), r.span())
+        }
+        None => (unraw(&binding), binding.span()),
+    };
+    let arg = Arg {
+        wire,
+        wire_span,
+        docs: Docs::from_attrs(&pat.attrs),
+        default,
+        optional,
+        minimum: options.minimum.map(|e| e.0),
+        maximum: options.maximum.map(|e| e.0),
+        min_length: options.min_length,
+        max_length: options.max_length,
+        pattern: options.pattern,
+    };
+    Some(Param { binding, ty, kind: ParamKind::Arg(Box::new(arg)) })
+}
+
+/// Builds the model of one tool, or the list of everything wrong with it.
+pub fn build(
+    options: ToolOptions,
+    attrs: &[Attribute],
+    vis: &Visibility,
+    sig: &Signature,
+    site: Site,
+    errors: &mut Errors,
+) -> Option<ToolModel> {
+    let krate = options.krate.as_ref().map(|p| p.to_token_stream()).unwrap_or_else(|| quote!(::toolkit));
+
+    // The function itself.
+    if let syn::Safety::Unsafe(t) = &sig.safety {
+        errors.at(t, "a tool cannot be `unsafe fn`: the runtime calls it with model-supplied arguments; keep the `unsafe` block inside a safe function");
+    }
+    if let Some(abi) = &sig.abi {
+        errors.at(abi, "a tool cannot have an `extern` ABI: the runtime calls it as a Rust function");
+    }
+    if let Some(v) = &sig.variadic {
+        errors.at(v, "a tool cannot be variadic");
+    }
+    for g in &sig.generics.params {
+        match g {
+            GenericParam::Lifetime(_) => {}
+            GenericParam::Type(_) | GenericParam::Const(_) => errors.at(
+                g,
+                "a tool cannot be generic: its schema is built for one concrete type per parameter; pick the type (or write one tool per type)",
+            ),
+        }
+    }
+    let is_async = sig.asyncness.is_some();
+
+    // Options.
+    let blocking = options.blocking.is_present();
+    if blocking && is_async {
+        errors.at_span(
+            options.blocking.span(),
+            "`blocking` is for sync functions that block; an `async fn` already runs on the async workers (remove `blocking`, or make the function sync)",
+        );
+    }
+    if options.read_only.is_present() && options.destructive.is_present() {
+        errors.at_span(
+            options.destructive.span(),
+            "a tool cannot be both `read_only` and `destructive`: keep the one that is true",
+        );
+    }
+    let name = match &options.name {
+        Some(lit) => {
+            let n = lit.value();
+            if let Some(p) = name_problem(&n) {
+                errors.at(lit, p);
+            }
+            n
+        }
+        None => {
+            let n = unraw(&sig.ident);
+            if let Some(p) = name_problem(&n) {
+                errors.at(&sig.ident, p);
+            }
+            n
+        }
+    };
+    let docs = Docs::from_attrs(attrs);
+    let description = match &options.description {
+        Some(lit) if lit.value().trim().is_empty() => {
+            errors.at(lit, "`description` is empty: say what the tool does and when to use it");
+            quote!("")
+        }
+        Some(lit) => {
+            let t = docs::tidy(&[lit.value()]);
+            quote!(#t)
+        }
+        None if docs.is_empty() => {
+            errors.at(
+                &sig.ident,
+                "`#[tool]` needs a doc comment describing what the tool does and when to use it: the model decides by it (or give `#[tool(description = \"...\")]`)",
+            );
+            quote!("")
+        }
+        None => docs.to_tokens(),
+    };
+    let timeout_ms = options.timeout.as_ref().and_then(|lit| match parse_timeout(&lit.value()) {
+        Some(ms) => Some(ms),
+        None => {
+            errors
+                .at(lit, "invalid `timeout`: write a positive duration such as \"10s\", \"500ms\", \"1.5s\" or \"2m\"");
+            None
+        }
+    });
+
+    // Parameters.
+    let mut params = Vec::new();
+    let mut contexts = Vec::new();
+    let mut seen: Vec<(String, Span)> = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            FnArg::Receiver(r) => match &site {
+                Site::Free => errors.at(
+                    r,
+                    "`self` in a `#[tool]` outside a tool impl block: put `#[tools]` on the `impl` block so the tool can reach its value",
+                ),
+                Site::Method { .. } => {
+                    let by_shared_ref = matches!(&r.kind, syn::ReceiverKind::Reference(_, _, None));
+                    if !by_shared_ref {
+                        errors.at(
+                            r,
+                            "a tool method takes `&self`: calls run concurrently on one shared value (use interior mutability such as a `Mutex` for state that changes)",
+                        );
+                    }
+                }
+            },
+            FnArg::Typed(p) => {
+                if let Some(param) = param_model(p, errors, &mut contexts) {
+                    if let ParamKind::Arg(a) = &param.kind {
+                        if let Some((_, _first)) = seen.iter().find(|(w, _)| *w == a.wire) {
+                            errors.at_span(
+                                a.wire_span,
+                                format!("two parameters are named `{}` on the wire; give one another name with `#[arg(rename = \"...\")]`", a.wire),
+                            );
+                        }
+                        seen.push((a.wire.clone(), a.wire_span));
+                    }
+                    if blocking && matches!(param.kind, ParamKind::Context) {
+                        errors.at(
+                            &p.pat,
+                            "a `blocking` tool cannot take the call context (it runs on another thread); read what you need in an async tool, or drop `#[context]`",
+                        );
+                    }
+                    params.push(param);
+                }
+            }
+        }
+    }
+    if let (Site::Method { .. }, false) = (&site, matches!(sig.inputs.first(), Some(FnArg::Receiver(_)))) {
+        errors.at(
+            &sig.ident,
+            "a `#[tool]` in a `#[tools]` impl block is a method taking `&self`; move associated functions out of the block and mark them `#[tool]` there",
+        );
+    }
+
+    // Output.
+    let output = match &sig.output {
+        ReturnType::Default => OutputKind::Unit,
+        ReturnType::Type(_, ty) => classify_output(ty, errors, true),
+    };
+
+    let (args_ident, handle_ident) = match &site {
+        Site::Free => (format_ident!("{}Args", camel(&unraw(&sig.ident))), sig.ident.clone()),
+        Site::Method { owner, .. } => (
+            format_ident!("{}{}Args", unraw(owner), camel(&unraw(&sig.ident))),
+            format_ident!("__toolkit_{}_{}", unraw(owner), unraw(&sig.ident)),
+        ),
+    };
+
+    if !errors.is_empty() {
+        return None;
+    }
+    Some(ToolModel {
+        krate,
+        fn_ident: sig.ident.clone(),
+        vis: vis.clone(),
+        name,
+        description,
+        title: options.title.map(|t| t.value()),
+        timeout_ms,
+        read_only: options.read_only.is_present(),
+        destructive: options.destructive.is_present(),
+        idempotent: options.idempotent.is_present(),
+        open_world: options.open_world.is_present(),
+        strict: options.strict.is_present(),
+        blocking,
+        is_async,
+        site,
+        params,
+        output,
+        args_ident,
+        handle_ident,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts() {
+        assert_eq!(parse_timeout("10s"), Some(10_000));
+        assert_eq!(parse_timeout("250ms"), Some(250));
+        assert_eq!(parse_timeout("1.5s"), Some(1_500));
+        assert_eq!(parse_timeout("2m"), Some(120_000));
+        assert_eq!(parse_timeout("0s"), None);
+        assert_eq!(parse_timeout("ten seconds"), None);
+        assert_eq!(parse_timeout("10"), None);
+    }
+
+    #[test]
+    fn names() {
+        assert!(name_problem("get_weather").is_none());
+        assert!(name_problem("a-b_C9").is_none());
+        assert!(name_problem(&"x".repeat(65)).is_some());
+        assert!(name_problem("météo").is_some());
+        assert_eq!(camel("get_weather"), "GetWeather");
+    }
+}

@@ -1,0 +1,90 @@
+//! `#[tools]` on an inherent `impl` block: every method marked `#[tool]` becomes a tool
+//! whose handle holds the value (`Arc<Self>`), so tools can share a client or a config.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+use syn::{ImplItem, ItemImpl, Type};
+
+use crate::errors::Errors;
+use crate::tool::{self, Site, ToolOptions};
+
+pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    if !args.is_empty() {
+        errors.at(&args, "`#[tools]` takes no options; put options on each method's `#[tool(...)]`");
+    }
+    let mut item: ItemImpl = match syn::parse2(input.clone()) {
+        Ok(i) => i,
+        Err(_) => {
+            let err = syn::Error::new(
+                Span::call_site(),
+                "`#[tools]` goes on an inherent `impl` block whose methods are marked `#[tool]`",
+            )
+            .to_compile_error();
+            return quote!(#err #input);
+        }
+    };
+    if let Some((path, _)) = &item.trait_ {
+        errors.at(path, "`#[tools]` goes on an inherent `impl` block (`impl MyType { ... }`), not a trait impl");
+    }
+    if !item.generics.params.is_empty() {
+        errors.at(&item.generics, "`#[tools]` does not support generic `impl` blocks: each tool needs one concrete schema; implement the tools on a concrete type");
+    }
+    let owner = match &*item.self_ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.clone()),
+        _ => None,
+    };
+    let Some(owner) = owner else {
+        errors.at(&item.self_ty, "`#[tools]` needs a named type (`impl FileStore { ... }`)");
+        let errs = errors.to_compile_errors();
+        return quote!(#errs #input);
+    };
+    let self_ty = (*item.self_ty).clone();
+
+    let mut companions = Vec::new();
+    let mut found = 0usize;
+    for impl_item in item.items.iter_mut() {
+        let ImplItem::Fn(method) = impl_item else { continue };
+        let Some(pos) = method.attrs.iter().position(|a| a.path().is_ident("tool")) else { continue };
+        found += 1;
+        let attr = method.attrs.remove(pos);
+        let args = match &attr.meta {
+            syn::Meta::Path(_) => TokenStream::new(),
+            syn::Meta::List(l) => l.tokens.clone(),
+            syn::Meta::NameValue(nv) => {
+                errors.at(nv, "write `#[tool]` or `#[tool(option, ...)]`");
+                TokenStream::new()
+            }
+        };
+        let mut local = Errors::default();
+        let options = match ToolOptions::parse(args) {
+            Ok(o) => o,
+            Err(e) => {
+                local.darling(e);
+                ToolOptions::default()
+            }
+        };
+        let krate = options.krate.as_ref().map(|p| p.to_token_stream()).unwrap_or_else(|| quote!(::toolkit));
+        let site = Site::Method { owner: owner.clone(), self_ty: self_ty.clone() };
+        let model = tool::build(options, &method.attrs, &method.vis, &method.sig, site, &mut local);
+        method.sig = tool::clean_signature(&method.sig);
+        match model {
+            Some(m) if local.is_empty() => companions.push(tool::companions(&m)),
+            _ => {
+                let handle =
+                    quote::format_ident!("__toolkit_{}_{}", tool::unraw(&owner), tool::unraw(&method.sig.ident));
+                let name = tool::unraw(&method.sig.ident);
+                companions.push(tool::placeholder(&krate, &method.vis, &handle, &name, false));
+                companions.push(local.to_compile_errors());
+            }
+        }
+    }
+    if found == 0 {
+        errors.at(
+            &item.self_ty,
+            "this `#[tools]` impl block has no `#[tool]` methods: mark the methods the model may call with `#[tool]`",
+        );
+    }
+    let errs = errors.to_compile_errors();
+    quote!(#errs #item #(#companions)*)
+}

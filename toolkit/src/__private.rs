@@ -1,0 +1,444 @@
+//! Support for the code `#[tool]`, `#[tools]` and `toolbox!` generate. Not a public
+//! API: everything here may change in any release.
+//!
+//! The traits with `#[diagnostic::on_unimplemented]` exist so that a parameter or a
+//! return type the runtime cannot use fails with one error at the user's type that
+//! names the fix, instead of a cascade from deep inside serde or schemars.
+#![allow(missing_docs)]
+
+use std::fmt::Display;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+pub use futures_util::future::BoxFuture;
+pub use regex::Regex;
+pub use schemars;
+pub use serde;
+pub use serde_json;
+pub use std::boxed::Box;
+pub use std::option::Option::{self, None, Some};
+pub use std::result::Result::{self, Err, Ok};
+pub use std::string::String;
+pub use std::sync::LazyLock;
+pub use std::time::Duration;
+pub use std::vec::Vec;
+
+pub use crate::call::{CallContext, ErrorKind, Output, ToolCall, ToolError, ToolResult, Violation};
+pub use crate::schema::builder::ArgsSchema;
+pub use crate::tool::{Annotations, Tool, ToolSpec, Validate};
+pub use crate::toolbox::{Dispatch, Env, Toolbox, run};
+
+// ---- parameters ---------------------------------------------------------------
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: it does not implement `serde::Deserialize`",
+    label = "not deserializable",
+    note = "add `#[derive(serde::Deserialize)]` to the type, or take a type that has it; borrowed types such as `&str` cannot be parameters (use `String`)"
+)]
+pub trait ParamDeserialize: serde::de::DeserializeOwned {}
+impl<T: serde::de::DeserializeOwned> ParamDeserialize for T {}
+
+/// Used as `#[serde(deserialize_with)]` on every argument field, so a missing
+/// `Deserialize` surfaces as one [`ParamDeserialize`] error at the parameter's type.
+#[inline(always)]
+pub fn de_param<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: ParamDeserialize,
+{
+    T::deserialize(d)
+}
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema`",
+    label = "no JSON Schema",
+    note = "add `#[derive(schemars::JsonSchema)]` to the type so the model can be shown its schema"
+)]
+pub trait ParamSchema: schemars::JsonSchema {}
+impl<T: schemars::JsonSchema + ?Sized> ParamSchema for T {}
+
+#[diagnostic::on_unimplemented(
+    message = "`#[arg(default)]` needs `{Self}: Default`",
+    label = "has no `Default`",
+    note = "implement or derive `Default` for the type, or give the value: `#[arg(default = expr)]`"
+)]
+pub trait ParamDefault: Default {}
+impl<T: Default> ParamDefault for T {}
+
+#[inline]
+pub fn param_default<T: ParamDefault>() -> T {
+    T::default()
+}
+
+/// Computes the schema's `default` for a parameter: the value serialized, when the type
+/// is `Serialize` (autoref specialization; otherwise no `default` is published).
+pub struct DefaultProbe<'a, T>(pub &'a T);
+
+pub trait DefaultViaSerialize {
+    fn default_json(&self) -> Option<serde_json::Value>;
+}
+impl<T: serde::Serialize> DefaultViaSerialize for &DefaultProbe<'_, T> {
+    fn default_json(&self) -> Option<serde_json::Value> {
+        serde_json::to_value(self.0).ok()
+    }
+}
+pub trait DefaultViaNothing {
+    fn default_json(&self) -> Option<serde_json::Value>;
+}
+impl<T> DefaultViaNothing for DefaultProbe<'_, T> {
+    fn default_json(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+// ---- injected parameters ------------------------------------------------------
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a `#[state]` parameter",
+    label = "not injectable",
+    note = "take the shared value as `&T` or `Arc<T>`, and provide it with `Toolbox::with_state(value)`"
+)]
+pub trait FromState<'a>: Sized {
+    fn from_state(cx: &CallContext<'a>) -> Result<Self, ToolError>;
+}
+
+fn missing_state<T>(cx: &CallContext<'_>) -> ToolError {
+    ToolError::new(ErrorKind::Unavailable, format!("`{}` is not available right now", cx.tool().name)).with_detail(
+        format!("no state of type `{}` was provided: call `Toolbox::with_state` with it", std::any::type_name::<T>()),
+    )
+}
+
+impl<'a, T: Send + Sync + 'static> FromState<'a> for &'a T {
+    fn from_state(cx: &CallContext<'a>) -> Result<Self, ToolError> {
+        cx.state().get::<T>().ok_or_else(|| missing_state::<T>(cx))
+    }
+}
+
+impl<'a, T: Send + Sync + 'static> FromState<'a> for Arc<T> {
+    fn from_state(cx: &CallContext<'a>) -> Result<Self, ToolError> {
+        cx.state().get_arc::<T>().ok_or_else(|| missing_state::<T>(cx))
+    }
+}
+
+#[diagnostic::on_unimplemented(
+    message = "a `#[context]` parameter must be `&CallContext<'_>` or `CallContext<'_>`, not `{Self}`",
+    label = "not the call context"
+)]
+pub trait FromContext<'a>: Sized {
+    fn from_context(cx: &'a CallContext<'a>) -> Self;
+}
+impl<'a> FromContext<'a> for &'a CallContext<'a> {
+    fn from_context(cx: &'a CallContext<'a>) -> Self {
+        cx
+    }
+}
+impl<'a> FromContext<'a> for CallContext<'a> {
+    fn from_context(cx: &'a CallContext<'a>) -> Self {
+        *cx
+    }
+}
+
+// ---- outputs --------------------------------------------------------------------
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's output: it does not implement `serde::Serialize`",
+    label = "not serializable",
+    note = "derive `serde::Serialize` for it, or return `String` (sent as text), `()`, or `Result<T, E>` where `E: Display`"
+)]
+pub trait ToolOutput: serde::Serialize {}
+impl<T: serde::Serialize + ?Sized> ToolOutput for T {}
+
+#[inline]
+pub fn output_json<T: ToolOutput>(value: &T) -> Result<Output, ToolError> {
+    Output::json(value)
+}
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's error type: it does not implement `Display`",
+    label = "no `Display`",
+    note = "the model reads the error's `Display` text; implement `Display` (for example with `thiserror`)"
+)]
+pub trait ToolErrorType: Display {}
+impl<T: Display + ?Sized> ToolErrorType for T {}
+
+/// Turns a tool's `Err` into a [`ToolError`]: the model reads its `Display`; when it is
+/// a `std::error::Error`, its source chain becomes operator-only detail (autoref
+/// specialization: `(&&ErrProbe(e)).tool_error()`).
+pub struct ErrProbe<E>(pub E);
+
+pub trait ErrViaError {
+    fn tool_error(&self) -> ToolError;
+}
+impl<E: std::error::Error> ErrViaError for &ErrProbe<E> {
+    fn tool_error(&self) -> ToolError {
+        let mut chain = Vec::new();
+        let mut source = self.0.source();
+        while let Some(s) = source {
+            chain.push(s.to_string());
+            source = s.source();
+        }
+        let e = ToolError::new(ErrorKind::ToolFailed, self.0.to_string());
+        if chain.is_empty() { e } else { e.with_detail(chain.join(": ")) }
+    }
+}
+pub trait ErrViaDisplay {
+    fn tool_error(&self) -> ToolError;
+}
+impl<E: ToolErrorType> ErrViaDisplay for ErrProbe<E> {
+    fn tool_error(&self) -> ToolError {
+        ToolError::new(ErrorKind::ToolFailed, self.0.to_string())
+    }
+}
+
+/// Publishes an output schema when the output type implements `JsonSchema`.
+pub struct OutputProbe<T: ?Sized>(pub PhantomData<T>);
+
+pub trait OutputViaSchema {
+    fn output_schema(&self) -> Option<serde_json::Value>;
+}
+impl<T: schemars::JsonSchema + ?Sized> OutputViaSchema for &OutputProbe<T> {
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        Some(crate::schema::builder::output_schema::<T>())
+    }
+}
+pub trait OutputViaNothing {
+    fn output_schema(&self) -> Option<serde_json::Value>;
+}
+impl<T: ?Sized> OutputViaNothing for OutputProbe<T> {
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+/// Runs a blocking tool body on Tokio's blocking pool.
+pub async fn run_blocking<F>(tool: &'static str, f: F) -> Result<Output, ToolError>
+where
+    F: FnOnce() -> Result<Output, ToolError> + Send + 'static,
+{
+    match tokio::task::spawn_blocking(f).await {
+        Ok(outcome) => outcome,
+        Err(e) if e.is_panic() => Err(crate::toolbox::panicked(tool, e.into_panic().as_ref())),
+        Err(e) => {
+            Err(ToolError::new(ErrorKind::Unavailable, format!("`{tool}` could not run: the runtime is shutting down"))
+                .with_detail(e.to_string()))
+        }
+    }
+}
+
+// ---- constraints ----------------------------------------------------------------
+
+#[diagnostic::on_unimplemented(
+    message = "`minimum` and `maximum` apply to numbers, not to `{Self}`",
+    label = "not a number",
+    note = "use `min_length`/`max_length` for strings and lists, `pattern` for strings"
+)]
+pub trait Numeric {
+    type Bound: PartialOrd + Display + Copy + serde::Serialize;
+    fn number(&self) -> Option<Self::Bound>;
+}
+
+macro_rules! numeric {
+    ($($t:ty),*) => {$(
+        impl Numeric for $t {
+            type Bound = $t;
+            #[inline]
+            fn number(&self) -> Option<$t> { Some(*self) }
+        }
+    )*};
+}
+numeric!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
+
+impl<T: Numeric> Numeric for Option<T> {
+    type Bound = T::Bound;
+    #[inline]
+    fn number(&self) -> Option<T::Bound> {
+        self.as_ref().and_then(Numeric::number)
+    }
+}
+
+#[diagnostic::on_unimplemented(
+    message = "`min_length` and `max_length` apply to strings and lists, not to `{Self}`",
+    label = "has no length",
+    note = "use `minimum`/`maximum` for numbers"
+)]
+pub trait HasLength {
+    /// The schema keywords: `minLength`/`maxLength` or `minItems`/`maxItems`.
+    const KEYWORDS: (&'static str, &'static str);
+    /// What is counted, for messages: "characters" or "items".
+    const UNIT: &'static str;
+    fn length(&self) -> Option<usize>;
+}
+impl HasLength for String {
+    const KEYWORDS: (&'static str, &'static str) = ("minLength", "maxLength");
+    const UNIT: &'static str = "characters";
+    #[inline]
+    fn length(&self) -> Option<usize> {
+        Some(self.chars().count())
+    }
+}
+impl<T> HasLength for Vec<T> {
+    const KEYWORDS: (&'static str, &'static str) = ("minItems", "maxItems");
+    const UNIT: &'static str = "items";
+    #[inline]
+    fn length(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+impl<T: HasLength> HasLength for Option<T> {
+    const KEYWORDS: (&'static str, &'static str) = T::KEYWORDS;
+    const UNIT: &'static str = T::UNIT;
+    #[inline]
+    fn length(&self) -> Option<usize> {
+        self.as_ref().and_then(HasLength::length)
+    }
+}
+
+#[diagnostic::on_unimplemented(
+    message = "`pattern` applies to strings, not to `{Self}`",
+    label = "not a string",
+    note = "`pattern` is a regular expression the string must match"
+)]
+pub trait Text {
+    fn text(&self) -> Option<&str>;
+}
+impl Text for String {
+    #[inline]
+    fn text(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+impl<T: Text> Text for Option<T> {
+    #[inline]
+    fn text(&self) -> Option<&str> {
+        self.as_ref().and_then(Text::text)
+    }
+}
+
+pub fn check_minimum<T: Numeric>(field: &'static str, value: &T, min: T::Bound) -> Result<(), Violation> {
+    match value.number() {
+        Some(v) if v < min => Err(Violation { field, rule: format!("must be at least {min} (got {v})") }),
+        _ => Ok(()),
+    }
+}
+
+pub fn check_maximum<T: Numeric>(field: &'static str, value: &T, max: T::Bound) -> Result<(), Violation> {
+    match value.number() {
+        Some(v) if v > max => Err(Violation { field, rule: format!("must be at most {max} (got {v})") }),
+        _ => Ok(()),
+    }
+}
+
+pub fn check_min_length<T: HasLength>(field: &'static str, value: &T, min: usize) -> Result<(), Violation> {
+    match value.length() {
+        Some(n) if n < min => Err(Violation { field, rule: format!("must have at least {min} {} (got {n})", T::UNIT) }),
+        _ => Ok(()),
+    }
+}
+
+pub fn check_max_length<T: HasLength>(field: &'static str, value: &T, max: usize) -> Result<(), Violation> {
+    match value.length() {
+        Some(n) if n > max => Err(Violation { field, rule: format!("must have at most {max} {} (got {n})", T::UNIT) }),
+        _ => Ok(()),
+    }
+}
+
+pub fn check_pattern<T: Text>(field: &'static str, value: &T, re: &Regex) -> Result<(), Violation> {
+    match value.text() {
+        Some(s) if !re.is_match(s) => {
+            Err(Violation { field, rule: format!("must match the pattern `{}` (got {s:?})", re.as_str()) })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The schema keywords of a length constraint on `T` (`minLength` or `minItems`).
+pub fn length_keywords<T: HasLength>() -> (&'static str, &'static str) {
+    T::KEYWORDS
+}
+
+/// Compiles a pattern already checked by the macro at compile time.
+pub fn regex(pattern: &str) -> Regex {
+    Regex::new(pattern).unwrap_or_else(|e| unreachable!("pattern checked at compile time: {e}"))
+}
+
+// ---- toolbox! ----------------------------------------------------------------
+
+/// Compile-time string equality, for duplicate-name checks in `toolbox!`.
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+// ---- odds and ends the expansions use -------------------------------------------
+
+pub use crate::schema::builder::Presence;
+pub use std::vec;
+
+/// The schema keywords of a length constraint: `minItems`/`maxItems` for lists,
+/// `minLength`/`maxLength` otherwise (autoref: no second error when the type has no
+/// length; the `Validate` impl reports that once).
+pub struct LengthProbe<T: ?Sized>(pub PhantomData<T>);
+pub trait LengthViaTrait {
+    fn keywords(&self) -> (&'static str, &'static str);
+}
+impl<T: HasLength> LengthViaTrait for &LengthProbe<T> {
+    fn keywords(&self) -> (&'static str, &'static str) {
+        T::KEYWORDS
+    }
+}
+pub trait LengthViaNothing {
+    fn keywords(&self) -> (&'static str, &'static str);
+}
+impl<T: ?Sized> LengthViaNothing for LengthProbe<T> {
+    fn keywords(&self) -> (&'static str, &'static str) {
+        ("minLength", "maxLength")
+    }
+}
+
+#[inline]
+pub fn from_context<'a, T: FromContext<'a>>(cx: &'a CallContext<'a>) -> T {
+    T::from_context(cx)
+}
+
+#[inline]
+pub fn from_state<'a, T: FromState<'a>>(cx: &CallContext<'a>) -> Result<T, ToolError> {
+    T::from_state(cx)
+}
+
+/// Names the check in the error a non-`Display` error type produces.
+pub fn assert_error_type<E: ToolErrorType>() {}
+
+/// The arguments of a tool whose definition did not compile (see the compile errors).
+#[derive(serde::Deserialize)]
+pub struct NoArgs {}
+
+impl Validate for NoArgs {
+    fn validate(&self) -> Result<(), Violation> {
+        Ok(())
+    }
+}
+
+pub fn placeholder_spec() -> &'static ToolSpec {
+    static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+        ToolSpec::new(
+            "placeholder",
+            "A tool whose definition has compile errors.",
+            serde_json::json!({"type": "object"}),
+        )
+    });
+    &SPEC
+}
+
+pub fn placeholder_error() -> ToolError {
+    ToolError::new(ErrorKind::Unavailable, "this tool is not available")
+}

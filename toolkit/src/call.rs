@@ -1,0 +1,337 @@
+//! Wire types of one tool call: what the model asked for ([`ToolCall`]), what it gets
+//! back ([`ToolResult`]), and why a call failed ([`ToolError`], [`ErrorKind`]).
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::tool::ToolSpec;
+
+/// One call the model proposed: the `tool_calls[i]` of an assistant message.
+///
+/// ```
+/// let call = toolkit::ToolCall::new("call_1", "get_weather", r#"{"location":"Beijing"}"#);
+/// assert_eq!(call.name, "get_weather");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The id the result must carry back (`tool_call_id`).
+    pub id: String,
+    /// The name of the tool to call.
+    pub name: String,
+    /// The arguments exactly as the model wrote them: a JSON string.
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// A call from its three parts.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
+        ToolCall { id: id.into(), name: name.into(), arguments: arguments.into() }
+    }
+}
+
+/// The outcome of one call: always exactly one per [`ToolCall`], whatever happened.
+///
+/// `content` is the text the model sees (the tool's output, or an error message it can
+/// act on). `error` says what went wrong, for the program; its
+/// [`detail`](ToolError::detail) holds operator-only information that never reaches the
+/// model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    /// The id of the call this answers.
+    pub call_id: String,
+    /// The tool name the model used.
+    pub name: String,
+    /// The model-visible text.
+    pub content: String,
+    /// `Some` when the call failed.
+    pub error: Option<ToolError>,
+}
+
+impl ToolResult {
+    /// A successful result.
+    pub fn ok(call_id: impl Into<String>, name: impl Into<String>, content: impl Into<String>) -> Self {
+        ToolResult { call_id: call_id.into(), name: name.into(), content: content.into(), error: None }
+    }
+
+    /// A failed result; the content is the error's model-facing message.
+    pub fn failed(call_id: impl Into<String>, name: impl Into<String>, error: ToolError) -> Self {
+        ToolResult { call_id: call_id.into(), name: name.into(), content: error.message.clone(), error: Some(error) }
+    }
+
+    /// Whether the call failed.
+    pub fn is_error(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// What kind of failure, if any.
+    pub fn kind(&self) -> Option<ErrorKind> {
+        self.error.as_ref().map(|e| e.kind)
+    }
+
+    /// The `role: "tool"` message of the OpenAI Chat Completions wire format.
+    ///
+    /// ```
+    /// let r = toolkit::ToolResult::ok("call_1", "now", "12:00");
+    /// assert_eq!(r.to_message()["tool_call_id"], "call_1");
+    /// ```
+    pub fn to_message(&self) -> serde_json::Value {
+        serde_json::json!({"role": "tool", "tool_call_id": self.call_id, "content": self.content})
+    }
+}
+
+/// What went wrong with a call, for programs to branch on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// No tool by that name.
+    UnknownTool,
+    /// The arguments string was empty (and the tool takes arguments).
+    EmptyArguments,
+    /// The arguments string exceeded the toolbox's size limit.
+    ArgumentsTooLarge,
+    /// The arguments were not valid JSON.
+    MalformedJson,
+    /// The arguments were valid JSON but not an object.
+    NotAnObject,
+    /// A required field was missing.
+    MissingField,
+    /// A field the tool does not take.
+    UnknownField,
+    /// A field had the wrong JSON type.
+    InvalidType,
+    /// A field had the right type but a value the tool does not accept (an unknown enum
+    /// variant, a number out of the type's range, a duplicate field).
+    InvalidValue,
+    /// A declared constraint (`minimum`, `max_length`, `pattern`, ...) was violated.
+    ConstraintViolation,
+    /// The tool ran and returned an error.
+    ToolFailed,
+    /// The tool panicked.
+    Panicked,
+    /// The tool did not finish within its timeout.
+    TimedOut,
+    /// The toolbox is misconfigured (for example, a tool's `#[state]` was never
+    /// provided). The model is told the tool is unavailable.
+    Unavailable,
+}
+
+impl ErrorKind {
+    /// The snake_case name, as serialized.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::UnknownTool => "unknown_tool",
+            ErrorKind::EmptyArguments => "empty_arguments",
+            ErrorKind::ArgumentsTooLarge => "arguments_too_large",
+            ErrorKind::MalformedJson => "malformed_json",
+            ErrorKind::NotAnObject => "not_an_object",
+            ErrorKind::MissingField => "missing_field",
+            ErrorKind::UnknownField => "unknown_field",
+            ErrorKind::InvalidType => "invalid_type",
+            ErrorKind::InvalidValue => "invalid_value",
+            ErrorKind::ConstraintViolation => "constraint_violation",
+            ErrorKind::ToolFailed => "tool_failed",
+            ErrorKind::Panicked => "panicked",
+            ErrorKind::TimedOut => "timed_out",
+            ErrorKind::Unavailable => "unavailable",
+        }
+    }
+
+    /// Whether the model sent arguments the tool cannot take (it can fix them and retry).
+    pub fn is_argument_error(self) -> bool {
+        matches!(
+            self,
+            ErrorKind::EmptyArguments
+                | ErrorKind::ArgumentsTooLarge
+                | ErrorKind::MalformedJson
+                | ErrorKind::NotAnObject
+                | ErrorKind::MissingField
+                | ErrorKind::UnknownField
+                | ErrorKind::InvalidType
+                | ErrorKind::InvalidValue
+                | ErrorKind::ConstraintViolation
+        )
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a call failed: a kind, a message for the model, and detail for the operator.
+///
+/// ```
+/// use toolkit::{ErrorKind, ToolError};
+/// let e = ToolError::new(ErrorKind::ToolFailed, "file not found: report.md")
+///     .with_detail("os error 2");
+/// assert_eq!(e.to_string(), "file not found: report.md");
+/// assert_eq!(e.detail.as_deref(), Some("os error 2"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    /// What went wrong.
+    pub kind: ErrorKind,
+    /// What the model is told: what was wrong, where, and what is expected.
+    pub message: String,
+    /// Operator-only detail (source error chain, parser position, panic payload); never
+    /// shown to the model.
+    pub detail: Option<String>,
+}
+
+impl ToolError {
+    /// An error with a kind and a model-facing message.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        ToolError { kind, message: message.into(), detail: None }
+    }
+
+    /// Adds operator-only detail.
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
+}
+
+/// A broken argument constraint, reported by [`Validate`](crate::Validate).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The parameter's wire name.
+    pub field: &'static str,
+    /// The rule, as the model should read it (`must be at most 20 (got 50)`).
+    pub rule: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` {}", self.field, self.rule)
+    }
+}
+
+/// What a tool returned, ready for the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    text: String,
+    json: bool,
+}
+
+impl Output {
+    /// Plain text, sent as is.
+    pub fn text(text: impl Into<String>) -> Self {
+        Output { text: text.into(), json: false }
+    }
+
+    /// A value sent as JSON text.
+    pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<Self, ToolError> {
+        match serde_json::to_string(value) {
+            Ok(text) => Ok(Output { text, json: true }),
+            Err(e) => Err(ToolError::new(
+                ErrorKind::ToolFailed,
+                "the tool produced a result that could not be encoded as JSON",
+            )
+            .with_detail(e.to_string())),
+        }
+    }
+
+    /// The output of a tool that returns `()`.
+    pub fn unit() -> Self {
+        Output { text: String::from("ok"), json: false }
+    }
+
+    /// The model-visible text.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether the text is JSON produced from a typed value.
+    pub fn is_json(&self) -> bool {
+        self.json
+    }
+
+    /// The model-visible text, owned.
+    pub fn into_string(self) -> String {
+        self.text
+    }
+}
+
+/// Shared values a toolbox hands to tools that declare a `#[state]` parameter, keyed
+/// by type.
+#[derive(Clone, Default)]
+pub struct State {
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+}
+
+impl State {
+    /// Stores a value, replacing any earlier value of the same type.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.values.insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    /// Stores a value that is already shared.
+    pub fn insert_arc<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
+        self.values.insert(TypeId::of::<T>(), value);
+    }
+
+    /// The value of type `T`, if one was stored.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.values.get(&TypeId::of::<T>()).and_then(|v| v.downcast_ref())
+    }
+
+    /// The shared value of type `T`, if one was stored.
+    pub fn get_arc<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.values.get(&TypeId::of::<T>()).cloned().and_then(|v| v.downcast().ok())
+    }
+}
+
+impl fmt::Debug for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("State").field("values", &self.values.len()).finish()
+    }
+}
+
+/// What a tool may know about the call it is serving. Declare a parameter
+/// `#[context] cx: &CallContext` to receive it; it never appears in the schema.
+///
+/// ```
+/// use toolkit::prelude::*;
+///
+/// /// Say which call this is.
+/// #[tool]
+/// fn whoami(#[context] cx: &CallContext<'_>) -> String {
+///     format!("{} via {}", cx.call_id(), cx.tool().name)
+/// }
+/// # fn main() {}
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct CallContext<'a> {
+    call_id: &'a str,
+    spec: &'a ToolSpec,
+    state: &'a State,
+}
+
+impl<'a> CallContext<'a> {
+    /// A context for one call.
+    pub fn new(call_id: &'a str, spec: &'a ToolSpec, state: &'a State) -> Self {
+        CallContext { call_id, spec, state }
+    }
+
+    /// The id of the call (`tool_call_id`).
+    pub fn call_id(&self) -> &'a str {
+        self.call_id
+    }
+
+    /// The spec of the tool being called.
+    pub fn tool(&self) -> &'a ToolSpec {
+        self.spec
+    }
+
+    /// The toolbox's shared state.
+    pub fn state(&self) -> &'a State {
+        self.state
+    }
+}

@@ -1,0 +1,134 @@
+//! Builds a tool's canonical input schema from its parameters, at spec-build time
+//! (once per tool). Called by the code `#[tool]` generates.
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, SchemaGenerator};
+use serde_json::{Map, Value};
+
+/// Whether a parameter must be sent.
+#[doc(hidden)]
+pub enum Presence {
+    /// Must be sent.
+    Required,
+    /// May be left out (an `Option`).
+    Optional,
+    /// May be left out; this value is used (the JSON of the default, if it has one).
+    Default(Option<Value>),
+}
+
+fn settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12().with(|s| {
+        s.meta_schema = None;
+    })
+}
+
+/// Accumulates the properties of a tool's argument object.
+#[doc(hidden)]
+pub struct ArgsSchema {
+    generator: SchemaGenerator,
+    properties: Map<String, Value>,
+    required: Vec<Value>,
+}
+
+impl Default for ArgsSchema {
+    fn default() -> Self {
+        ArgsSchema::new()
+    }
+}
+
+impl ArgsSchema {
+    /// An empty argument object.
+    pub fn new() -> Self {
+        ArgsSchema { generator: settings().into_generator(), properties: Map::new(), required: Vec::new() }
+    }
+
+    /// Adds one parameter. `constraints` are extra keywords (`minimum`, `pattern`, ...).
+    pub fn param<T: crate::__private::ParamSchema + ?Sized>(
+        &mut self,
+        name: &str,
+        description: Option<&str>,
+        presence: Presence,
+        constraints: Vec<(&str, Value)>,
+    ) -> &mut Self {
+        let mut schema = self.generator.subschema_for::<T>().to_value();
+        if let Value::Bool(true) = schema {
+            schema = Value::Object(Map::new());
+        }
+        if let Value::Object(map) = &mut schema {
+            if let Some(d) = description.filter(|d| !d.is_empty()) {
+                map.insert("description".into(), Value::String(d.to_string()));
+            }
+            for (k, v) in constraints {
+                map.insert(k.to_string(), v);
+            }
+            if let Presence::Default(Some(v)) = &presence {
+                map.insert("default".into(), v.clone());
+            }
+        }
+        if let Presence::Required = presence {
+            self.required.push(Value::String(name.to_string()));
+        }
+        self.properties.insert(name.to_string(), schema);
+        self
+    }
+
+    /// The finished canonical schema.
+    pub fn finish(&mut self) -> Value {
+        let mut root = Map::new();
+        root.insert("type".into(), "object".into());
+        root.insert("properties".into(), Value::Object(std::mem::take(&mut self.properties)));
+        if !self.required.is_empty() {
+            root.insert("required".into(), Value::Array(std::mem::take(&mut self.required)));
+        }
+        root.insert("additionalProperties".into(), false.into());
+        let defs = self.generator.take_definitions(true);
+        if !defs.is_empty() {
+            root.insert("$defs".into(), Value::Object(defs));
+        }
+        let mut root = Value::Object(root);
+        normalize(&mut root);
+        root
+    }
+}
+
+/// The canonical schema of a typed output.
+pub(crate) fn output_schema<T: JsonSchema + ?Sized>() -> Value {
+    let mut schema = settings().into_generator().into_root_schema_for::<T>().to_value();
+    normalize(&mut schema);
+    schema
+}
+
+/// Integer/float formats schemars emits that are not JSON Schema formats; providers
+/// reject or ignore them, and the `minimum` schemars adds beside them says what matters.
+const NON_STANDARD_FORMATS: &[&str] = &[
+    "int", "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32", "uint64", "uint128",
+    "float", "double",
+];
+
+/// Removes noise (`$schema`, `title`, non-standard formats) everywhere in a schema.
+fn normalize(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            map.shift_remove("$schema");
+            if map.get("title").is_some_and(Value::is_string) {
+                map.shift_remove("title");
+            }
+            if map.get("format").and_then(Value::as_str).is_some_and(|f| NON_STANDARD_FORMATS.contains(&f)) {
+                map.shift_remove("format");
+            }
+            for (key, value) in map.iter_mut() {
+                // `properties` and `$defs` hold names, not keywords: a property called
+                // `title` must survive.
+                if key == "properties" || key == "$defs" || key == "patternProperties" {
+                    if let Value::Object(children) = value {
+                        children.values_mut().for_each(normalize);
+                    }
+                } else if key != "default" && key != "const" && key != "enum" && key != "examples" {
+                    normalize(value);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(normalize),
+        _ => {}
+    }
+}

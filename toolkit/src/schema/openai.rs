@@ -1,0 +1,499 @@
+//! OpenAI strict mode (Structured Outputs): the transform that makes a canonical schema
+//! acceptable to it, and the rules for what no transform can fix.
+//!
+//! Strict mode takes a subset of JSON Schema: every object lists all its properties in
+//! `required` and has `additionalProperties: false`; an optional value is expressed as
+//! nullable instead; `$ref` takes no sibling keywords; `oneOf`, `allOf`, `not`,
+//! conditionals and most annotations are rejected; `format` takes a short list of
+//! values. Limits: 10 levels of nested objects, 5,000 properties, 1,000 enum values.
+
+use serde_json::{Map, Value, json};
+
+use super::refs::{self, Defs};
+use super::walk::{self, Site, is_object};
+
+/// Keywords strict mode accepts as they are. Everything else is dropped (constraints
+/// such as `minLength` are still enforced when the arguments are parsed).
+const KEPT: &[&str] = &[
+    "type",
+    "description",
+    "title",
+    "enum",
+    "const",
+    "pattern",
+    "multipleOf",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minItems",
+    "maxItems",
+];
+
+/// The `format` values strict mode accepts.
+const FORMATS: &[&str] = &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
+
+/// Keywords with meaning that strict mode rejects and the transform drops.
+const UNSUPPORTED: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependentRequired",
+    "patternProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+];
+
+const MAX_DEPTH: usize = 10;
+const MAX_PROPERTIES: usize = 5_000;
+const MAX_ENUM_VALUES: usize = 1_000;
+
+/// What no transform can make strict: a readable path and the rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Problem {
+    pub(crate) path: String,
+    pub(crate) rule: String,
+}
+
+/// `schema` rewritten for strict mode. Total: parts strict mode cannot take are
+/// closed or dropped (see [`problems`]), never a panic.
+pub(crate) fn strict_schema(schema: &Value) -> Value {
+    let mut out = Strict { defs: Defs::new(schema) }.node(schema);
+    prune_definitions(&mut out);
+    out
+}
+
+/// What strict mode cannot represent in `schema` (empty: the strict export is exact).
+pub(crate) fn problems(schema: &Value) -> Vec<Problem> {
+    let mut found = Vec::new();
+    let mut too_deep = false;
+    let (mut properties, mut enum_values) = (0, 0);
+    walk::walk(schema, &mut |site| {
+        properties += site.schema.get("properties").and_then(Value::as_object).map_or(0, Map::len);
+        enum_values += site.schema.get("enum").and_then(Value::as_array).map_or(0, Vec::len);
+        if site.depth > MAX_DEPTH && !too_deep {
+            too_deep = true;
+            found.push(problem(site.path, format!(
+                "more than {MAX_DEPTH} levels of nested objects; OpenAI strict mode takes at most {MAX_DEPTH}: flatten the arguments, or turn `strict` off"
+            )));
+        }
+        site_problems(site, &mut found);
+    });
+    if properties > MAX_PROPERTIES {
+        found.push(problem("", format!(
+            "{properties} properties in all; OpenAI strict mode takes at most {MAX_PROPERTIES}: split the tool, or turn `strict` off"
+        )));
+    }
+    if enum_values > MAX_ENUM_VALUES {
+        found.push(problem("", format!(
+            "{enum_values} enum values in all; OpenAI strict mode takes at most {MAX_ENUM_VALUES}: take a string, or turn `strict` off"
+        )));
+    }
+    found
+}
+
+fn site_problems(site: &Site<'_>, found: &mut Vec<Problem>) {
+    let Some(map) = site.schema.as_object() else {
+        if site.schema == &Value::Bool(true) {
+            found.push(problem(site.path, UNTYPED.to_string()));
+        }
+        return;
+    };
+    if map.get("additionalProperties").is_some_and(|a| a != &Value::Bool(false)) {
+        found.push(problem(site.path, "an open map (`additionalProperties` other than `false`); OpenAI strict mode needs `additionalProperties: false` on every object, so its entries are dropped: take a list of key/value structs, or turn `strict` off".into()));
+    }
+    if is_untyped(map) {
+        found.push(problem(site.path, UNTYPED.to_string()));
+    }
+    if map.get("allOf").and_then(Value::as_array).is_some_and(|all| all.len() > 1) {
+        found.push(problem(site.path, "`allOf` of several schemas; OpenAI strict mode does not take `allOf`, so it is dropped: merge the types into one struct".into()));
+    }
+    if map.contains_key("prefixItems") {
+        found.push(problem(site.path, "a tuple (`prefixItems`); OpenAI strict mode has no tuples, so it is sent as an array of any of the element types: take a struct".into()));
+    }
+    for keyword in UNSUPPORTED.iter().filter(|k| map.contains_key(**k)) {
+        found.push(problem(site.path, format!(
+            "`{keyword}`; OpenAI strict mode does not take it, so it is dropped and the model is not told that rule"
+        )));
+    }
+}
+
+const UNTYPED: &str = "a value of any type (`serde_json::Value`); OpenAI strict mode needs a type for every value: give it a concrete type, or turn `strict` off";
+
+/// A schema that says nothing about the value's type.
+fn is_untyped(map: &Map<String, Value>) -> bool {
+    const TYPING: &[&str] = &["type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf", "properties", "items"];
+    !TYPING.iter().any(|k| map.contains_key(*k))
+}
+
+fn problem(path: &str, rule: String) -> Problem {
+    Problem { path: path.to_string(), rule }
+}
+
+struct Strict<'a> {
+    defs: Defs<'a>,
+}
+
+impl Strict<'_> {
+    fn node(&self, schema: &Value) -> Value {
+        let Some(map) = schema.as_object() else { return schema.clone() };
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            return self.reference(reference, map);
+        }
+        if let Some(Value::Array(all)) = map.get("allOf")
+            && let [only] = all.as_slice()
+        {
+            let mut rest = map.clone();
+            rest.remove("allOf");
+            return self.node(&refs::overlay(only, &rest));
+        }
+        let mut out = Map::new();
+        for (key, value) in map {
+            self.keyword(key, value, &mut out);
+        }
+        if let Some(default) = map.get("default").filter(|d| !d.is_null()) {
+            mention_default(&mut out, default);
+        }
+        if is_object(schema) {
+            close_object(&mut out, map);
+        }
+        Value::Object(out)
+    }
+
+    fn keyword(&self, key: &str, value: &Value, out: &mut Map<String, Value>) {
+        match (key, value) {
+            ("properties" | "$defs" | "definitions", Value::Object(children)) => {
+                let children = children.iter().map(|(name, child)| (name.clone(), self.node(child))).collect();
+                out.insert(key.to_string(), Value::Object(children));
+            }
+            ("items", Value::Object(_)) => {
+                out.insert(key.to_string(), self.node(value));
+            }
+            ("prefixItems", Value::Array(tuple)) => {
+                out.insert("items".to_string(), any_of(tuple.iter().map(|item| self.node(item)).collect()));
+            }
+            ("anyOf" | "oneOf", Value::Array(variants)) => {
+                let variants = variants.iter().map(|variant| self.node(variant));
+                match out.get_mut("anyOf") {
+                    Some(Value::Array(existing)) => existing.extend(variants),
+                    _ => {
+                        out.insert("anyOf".to_string(), Value::Array(variants.collect()));
+                    }
+                }
+            }
+            ("format", Value::String(format)) if FORMATS.contains(&format.as_str()) => {
+                out.insert(key.to_string(), value.clone());
+            }
+            _ if KEPT.contains(&key) => {
+                out.insert(key.to_string(), value.clone());
+            }
+            _ => {}
+        }
+    }
+
+    /// A `$ref` with siblings is inlined (siblings kept) unless its target is recursive;
+    /// then only the bare `$ref` stays, as strict mode allows nothing beside it.
+    fn reference(&self, reference: &str, map: &Map<String, Value>) -> Value {
+        let bare = json!({ "$ref": reference });
+        if map.len() == 1 || self.defs.is_recursive(reference) {
+            return bare;
+        }
+        match self.defs.resolve(reference) {
+            Some(target) => self.node(&refs::overlay(target, map)),
+            None => bare,
+        }
+    }
+}
+
+/// Every property required, the optional ones nullable, no other keys.
+fn close_object(out: &mut Map<String, Value>, original: &Map<String, Value>) {
+    let required: Vec<&str> = original
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut properties = match out.remove("properties") {
+        Some(Value::Object(properties)) => properties,
+        _ => Map::new(),
+    };
+    let originals = original.get("properties").and_then(Value::as_object);
+    for (name, property) in properties.iter_mut() {
+        if !required.contains(&name.as_str()) {
+            let description = originals.and_then(|o| o.get(name)).and_then(|p| p.get("description"));
+            make_nullable(property, description);
+        }
+    }
+    let names = properties.keys().map(|name| Value::String(name.clone())).collect();
+    if !out.contains_key("type") {
+        out.insert("type".to_string(), Value::from("object"));
+    }
+    out.insert("properties".to_string(), Value::Object(properties));
+    out.insert("required".to_string(), Value::Array(names));
+    out.insert("additionalProperties".to_string(), Value::Bool(false));
+}
+
+/// Lets `schema` also accept `null` (how strict mode says "optional"): `null` added to
+/// a scalar's `type` (and `enum`), or an `anyOf` with `{"type": "null"}` for objects,
+/// unions and references. `description` is the use site's, kept on the wrapper when a
+/// bare `$ref` has to be wrapped.
+fn make_nullable(schema: &mut Value, description: Option<&Value>) {
+    let Value::Object(map) = schema else { return };
+    if accepts_null(map) {
+        return;
+    }
+    if let Some(kind) = map.get_mut("type").filter(|kind| kind.as_str() != Some("object")) {
+        match kind {
+            Value::String(single) => *kind = json!([single.clone(), "null"]),
+            Value::Array(types) => types.push(Value::from("null")),
+            _ => {}
+        }
+        add_null_value(map);
+        return;
+    }
+    if let Some(Value::Array(variants)) = map.get_mut("anyOf") {
+        variants.push(json!({"type": "null"}));
+        return;
+    }
+    if map.contains_key("enum") || map.contains_key("const") {
+        add_null_value(map);
+        return;
+    }
+    let mut inner = std::mem::take(map);
+    let description = inner.remove("description").or_else(|| description.cloned());
+    map.insert("anyOf".to_string(), json!([inner, {"type": "null"}]));
+    if let Some(description) = description {
+        map.insert("description".to_string(), description);
+    }
+}
+
+/// An `enum`/`const` lists its values: `null` has to be one of them too.
+fn add_null_value(map: &mut Map<String, Value>) {
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        values.push(Value::Null);
+    } else if let Some(value) = map.remove("const") {
+        map.insert("enum".to_string(), json!([value, null]));
+    }
+}
+
+fn accepts_null(map: &Map<String, Value>) -> bool {
+    match map.get("type") {
+        Some(Value::String(t)) if t == "null" => return true,
+        Some(Value::Array(types)) if types.iter().any(|t| t == "null") => return true,
+        Some(_) => return false,
+        None => {}
+    }
+    map.get("anyOf").and_then(Value::as_array).is_some_and(|v| v.iter().any(refs::is_null_schema))
+        || map.get("enum").and_then(Value::as_array).is_some_and(|v| v.contains(&Value::Null))
+}
+
+/// Strict mode rejects `default`; the model still learns it from the description.
+fn mention_default(out: &mut Map<String, Value>, default: &Value) {
+    let note = format!("Default: {default}.");
+    let description = match out.get("description").and_then(Value::as_str) {
+        Some(text) if !text.is_empty() => format!("{} {note}", text.trim_end()),
+        _ => note,
+    };
+    out.insert("description".to_string(), Value::String(description));
+}
+
+/// A union of the distinct schemas given (one schema stands alone).
+pub(crate) fn any_of(mut schemas: Vec<Value>) -> Value {
+    let mut distinct: Vec<Value> = Vec::new();
+    for schema in schemas.drain(..) {
+        if !distinct.contains(&schema) {
+            distinct.push(schema);
+        }
+    }
+    match distinct.len() {
+        1 => distinct.pop().unwrap_or_default(),
+        _ => json!({ "anyOf": distinct }),
+    }
+}
+
+/// Drops definitions nothing refers to any more (inlining leaves some unused).
+fn prune_definitions(schema: &mut Value) {
+    let Some(map) = schema.as_object_mut() else { return };
+    for key in ["$defs", "definitions"] {
+        let Some(Value::Object(defs)) = map.remove(key) else { continue };
+        let mut used = Vec::new();
+        refs::collect_refs(&Value::Object(map.clone()), &mut used);
+        let mut kept = Map::new();
+        while let Some(reference) = used.pop() {
+            let Some(name) = reference.strip_prefix(&format!("#/{key}/")) else { continue };
+            if kept.contains_key(name) {
+                continue;
+            }
+            if let Some(def) = defs.get(name) {
+                refs::collect_refs(def, &mut used);
+                kept.insert(name.to_string(), def.clone());
+            }
+        }
+        if !kept.is_empty() {
+            // Keep the original order of the definitions.
+            let ordered = defs.into_iter().filter(|(name, _)| kept.contains_key(name)).collect();
+            map.insert(key.to_string(), Value::Object(ordered));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn weather() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "location": {"type": "string", "description": "City name.", "minLength": 1},
+                "unit": {"$ref": "#/$defs/Unit", "description": "Temperature unit.", "default": "celsius"},
+                "days": {"type": ["integer", "null"], "minimum": 1, "default": null},
+                "when": {"type": "string", "format": "date-time"},
+                "code": {"type": "string", "format": "iata"}
+            },
+            "required": ["location"],
+            "additionalProperties": false,
+            "$defs": {"Unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}
+        })
+    }
+
+    #[test]
+    fn every_property_is_required_and_optional_ones_nullable() {
+        let out = strict_schema(&weather());
+        assert_eq!(out["required"], json!(["location", "unit", "days", "when", "code"]));
+        assert_eq!(out["additionalProperties"], json!(false));
+        assert_eq!(out["properties"]["location"]["type"], json!("string"));
+        assert_eq!(out["properties"]["when"]["type"], json!(["string", "null"]));
+        // already nullable: not doubled
+        assert_eq!(out["properties"]["days"]["type"], json!(["integer", "null"]));
+    }
+
+    #[test]
+    fn a_ref_with_siblings_is_inlined_with_its_description_and_default_moves_into_it() {
+        let out = strict_schema(&weather());
+        assert_eq!(
+            out["properties"]["unit"],
+            json!({
+                "type": ["string", "null"],
+                "enum": ["celsius", "fahrenheit", null],
+                "description": "Temperature unit. Default: \"celsius\"."
+            })
+        );
+        // the inlined definition is no longer needed
+        assert!(out.get("$defs").is_none());
+    }
+
+    #[test]
+    fn rejected_keywords_and_formats_are_stripped() {
+        let out = strict_schema(&weather());
+        assert!(out["properties"]["location"].get("minLength").is_none());
+        assert!(out["properties"]["days"].get("default").is_none());
+        assert_eq!(out["properties"]["days"]["minimum"], json!(1));
+        assert_eq!(out["properties"]["when"]["format"], json!("date-time"));
+        assert!(out["properties"]["code"].get("format").is_none());
+    }
+
+    #[test]
+    fn nested_objects_are_closed_and_recursive_refs_stay_bare() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "tree": {"$ref": "#/$defs/Node", "description": "The tree."},
+                "maybe": {"$ref": "#/$defs/Node", "description": "Another."}
+            },
+            "required": ["tree"],
+            "$defs": {"Node": {
+                "type": "object",
+                "properties": {
+                    "value": {"type": "integer"},
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+                },
+                "required": ["value"]
+            }}
+        });
+        let out = strict_schema(&schema);
+        assert_eq!(out["properties"]["tree"], json!({"$ref": "#/$defs/Node"}));
+        assert_eq!(
+            out["properties"]["maybe"],
+            json!({"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}], "description": "Another."})
+        );
+        let node = &out["$defs"]["Node"];
+        assert_eq!(node["required"], json!(["value", "children"]));
+        assert_eq!(node["additionalProperties"], json!(false));
+        assert_eq!(node["properties"]["children"]["type"], json!(["array", "null"]));
+    }
+
+    #[test]
+    fn one_of_becomes_any_of_and_option_of_ref_is_left_nullable() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "shape": {"oneOf": [
+                    {"type": "object", "properties": {"r": {"type": "number"}}, "required": ["r"]},
+                    {"type": "string", "const": "none"}
+                ]},
+                "unit": {"anyOf": [{"$ref": "#/$defs/Unit"}, {"type": "null"}]}
+            },
+            "required": ["shape"],
+            "$defs": {"Unit": {"type": "string", "enum": ["c", "f"]}}
+        });
+        let out = strict_schema(&schema);
+        let shape = &out["properties"]["shape"];
+        assert!(shape.get("oneOf").is_none());
+        assert_eq!(shape["anyOf"][0]["additionalProperties"], json!(false));
+        assert_eq!(out["properties"]["unit"], json!({"anyOf": [{"$ref": "#/$defs/Unit"}, {"type": "null"}]}));
+        assert_eq!(out["$defs"]["Unit"], json!({"type": "string", "enum": ["c", "f"]}));
+    }
+
+    #[test]
+    fn an_empty_object_gets_the_keywords_strict_mode_insists_on() {
+        let out = strict_schema(&json!({"type": "object", "properties": {}, "additionalProperties": false}));
+        assert_eq!(out, json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false}));
+    }
+
+    #[test]
+    fn an_open_map_is_reported_at_its_path_and_closed_in_the_export() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"filters": {"$ref": "#/$defs/Filters"}},
+            "required": ["filters"],
+            "$defs": {"Filters": {"type": "object", "properties": {
+                "tags": {"type": "object", "additionalProperties": {"type": "integer"}}
+            }, "required": ["tags"]}}
+        });
+        let found = problems(&schema);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].path, "filters.tags");
+        assert!(found[0].rule.contains("additionalProperties"));
+        let out = strict_schema(&schema);
+        assert_eq!(out["$defs"]["Filters"]["properties"]["tags"]["additionalProperties"], json!(false));
+    }
+
+    #[test]
+    fn untyped_values_tuples_and_depth_are_reported() {
+        let mut deep = json!({"type": "string"});
+        for _ in 0..11 {
+            deep = json!({"type": "object", "properties": {"x": deep}, "required": ["x"]});
+        }
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "any": true,
+                "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}]},
+                "deep": deep
+            }
+        });
+        let found = problems(&schema);
+        let paths: Vec<&str> = found.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(paths, ["any", "pair", "deep.x.x.x.x.x.x.x.x.x"]);
+        let out = strict_schema(&schema);
+        assert_eq!(out["properties"]["pair"]["items"], json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}));
+    }
+
+    #[test]
+    fn canonical_schema_without_maps_has_no_problems() {
+        assert_eq!(problems(&weather()), []);
+    }
+}

@@ -1,0 +1,533 @@
+//! The dispatch table: one [`Toolbox`] is both the list of tools a model is shown and
+//! the table that executes its calls, so the two cannot drift.
+
+use std::fmt;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use futures_util::{FutureExt, StreamExt};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::call::{CallContext, ErrorKind, Output, State, ToolCall, ToolError, ToolResult};
+use crate::schema::{Incompatibility, Target};
+use crate::tool::{Tool, ToolSpec, Validate};
+
+/// Limits a toolbox applies to every call.
+///
+/// ```
+/// use std::time::Duration;
+/// let limits = toolkit::Limits { concurrency: 8, default_timeout: Some(Duration::from_secs(30)), ..Default::default() };
+/// let tools = toolkit::Toolbox::new().with_limits(limits);
+/// assert_eq!(tools.limits().concurrency, 8);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// The largest arguments string accepted, in bytes (default 1 MiB).
+    pub max_argument_bytes: usize,
+    /// How many calls of one [`Toolbox::call_all`] run at once (default 16).
+    pub concurrency: usize,
+    /// The timeout of tools that declare none (default: none).
+    pub default_timeout: Option<Duration>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_argument_bytes: 1 << 20, concurrency: 16, default_timeout: None }
+    }
+}
+
+/// A tool defined at run time (for example, imported from an MCP server). It receives
+/// arguments already checked to be a JSON object within the size limit; checking them
+/// against its schema is its own business.
+///
+/// ```
+/// use toolkit::{DynTool, FnTool, Output, ToolSpec, Toolbox, ToolCall};
+/// use serde_json::json;
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let spec = ToolSpec::new("shout", "Upper-case the text.", json!({
+///     "type": "object", "properties": {"text": {"type": "string"}},
+///     "required": ["text"], "additionalProperties": false}));
+/// let shout = FnTool::new(spec, |args| async move {
+///     let text = args["text"].as_str().unwrap_or_default().to_uppercase();
+///     Ok(Output::text(text))
+/// });
+/// let mut tools = Toolbox::new();
+/// tools.add_dynamic(shout).unwrap();
+/// let r = tools.call(ToolCall::new("1", "shout", r#"{"text":"hi"}"#)).await;
+/// assert_eq!(r.content, "HI");
+/// # }
+/// ```
+pub trait DynTool: Send + Sync + 'static {
+    /// The tool's spec.
+    fn spec(&self) -> &ToolSpec;
+    /// Runs the tool.
+    fn call<'a>(&'a self, args: Map<String, Value>, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>>;
+}
+
+/// A [`DynTool`] made of a spec and an async closure.
+pub struct FnTool<F> {
+    spec: ToolSpec,
+    f: F,
+}
+
+impl<F> FnTool<F> {
+    /// A tool that runs `f` on the argument object.
+    pub fn new<Fut>(spec: ToolSpec, f: F) -> Self
+    where
+        F: Fn(Map<String, Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Output, ToolError>> + Send + 'static,
+    {
+        FnTool { spec, f }
+    }
+}
+
+impl<F, Fut> DynTool for FnTool<F>
+where
+    F: Fn(Map<String, Value>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Output, ToolError>> + Send + 'static,
+{
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call<'a>(&'a self, args: Map<String, Value>, _cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>> {
+        Box::pin((self.f)(args))
+    }
+}
+
+/// Why a tool could not be added to a toolbox.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolboxError {
+    /// Another tool in the toolbox already has this name.
+    #[error("a tool named `{0}` is already in this toolbox")]
+    DuplicateName(String),
+    /// The name is not `^[a-zA-Z0-9_-]{{1,64}}$`.
+    #[error("`{0}` is not a valid tool name: use 1 to 64 ASCII letters, digits, `_` or `-`")]
+    InvalidName(String),
+}
+
+/// What a call needs from its toolbox besides the tool itself.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct Env<'a> {
+    limits: &'a Limits,
+    state: &'a State,
+}
+
+/// A table of tools known at compile time; implemented by `toolbox!`.
+#[doc(hidden)]
+pub trait Dispatch: Send + Sync + 'static {
+    /// The specs, in declaration order.
+    fn specs(&self) -> Vec<&'static ToolSpec>;
+    /// Starts the call if a tool of this table has its name; gives it back otherwise.
+    fn dispatch<'a>(&'a self, call: ToolCall, env: Env<'a>) -> Result<BoxFuture<'a, ToolResult>, ToolCall>;
+}
+
+/// A table with no tools (the static part of [`Toolbox::new`]).
+struct NoTools;
+
+impl Dispatch for NoTools {
+    fn specs(&self) -> Vec<&'static ToolSpec> {
+        Vec::new()
+    }
+    fn dispatch<'a>(&'a self, call: ToolCall, _env: Env<'a>) -> Result<BoxFuture<'a, ToolResult>, ToolCall> {
+        Err(call)
+    }
+}
+
+/// A tool added at run time, static or dynamic, behind one interface.
+trait Erased: Send + Sync + 'static {
+    fn spec(&self) -> &ToolSpec;
+    fn run<'a>(&'a self, call: ToolCall, env: Env<'a>) -> BoxFuture<'a, ToolResult>;
+}
+
+struct StaticTool<T>(T);
+
+impl<T: Tool> Erased for StaticTool<T> {
+    fn spec(&self) -> &ToolSpec {
+        T::spec()
+    }
+    fn run<'a>(&'a self, call: ToolCall, env: Env<'a>) -> BoxFuture<'a, ToolResult> {
+        Box::pin(run(&self.0, call, env))
+    }
+}
+
+struct Dynamic<D>(D);
+
+impl<D: DynTool> Erased for Dynamic<D> {
+    fn spec(&self) -> &ToolSpec {
+        self.0.spec()
+    }
+    fn run<'a>(&'a self, call: ToolCall, env: Env<'a>) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let ToolCall { id, name, arguments } = call;
+            let spec = self.0.spec();
+            let outcome = match parse_object(&arguments, spec, env.limits) {
+                Ok(args) => {
+                    let cx = CallContext::new(&id, spec, env.state);
+                    guard(self.0.call(args, cx), spec, env.limits).await
+                }
+                Err(e) => Err(e),
+            };
+            finish(id, name, outcome)
+        })
+    }
+}
+
+/// The tools a model may call, and the table that executes its calls.
+///
+/// Build one with `toolbox![a, b, c]` (a compile-time dispatch table) and add tools
+/// defined at run time with [`add_dynamic`](Toolbox::add_dynamic).
+///
+/// [`call`](Toolbox::call) never panics and never returns a Rust error for anything the
+/// model did: every failure becomes a [`ToolResult`] whose content the model can act on.
+pub struct Toolbox {
+    table: Box<dyn Dispatch>,
+    extra: Vec<Arc<dyn Erased>>,
+    limits: Limits,
+    state: State,
+}
+
+impl Default for Toolbox {
+    fn default() -> Self {
+        Toolbox::new()
+    }
+}
+
+impl fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Toolbox").field("tools", &self.names()).field("limits", &self.limits).finish()
+    }
+}
+
+impl Toolbox {
+    /// An empty toolbox.
+    pub fn new() -> Self {
+        Toolbox { table: Box::new(NoTools), extra: Vec::new(), limits: Limits::default(), state: State::default() }
+    }
+
+    #[doc(hidden)]
+    pub fn from_table(table: impl Dispatch) -> Self {
+        Toolbox { table: Box::new(table), ..Toolbox::new() }
+    }
+
+    /// Replaces the limits.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Provides a value to tools that take it as a `#[state]` parameter.
+    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(value);
+        self
+    }
+
+    /// The shared state, to add values after construction.
+    pub fn state_mut(&mut self) -> &mut State {
+        &mut self.state
+    }
+
+    /// Adds a `#[tool]` at run time (prefer `toolbox!`, which checks names at compile
+    /// time).
+    pub fn add<T: Tool>(&mut self, tool: T) -> Result<&mut Self, ToolboxError> {
+        self.push(Arc::new(StaticTool(tool)))
+    }
+
+    /// Adds a tool defined at run time.
+    pub fn add_dynamic(&mut self, tool: impl DynTool) -> Result<&mut Self, ToolboxError> {
+        self.push(Arc::new(Dynamic(tool)))
+    }
+
+    fn push(&mut self, tool: Arc<dyn Erased>) -> Result<&mut Self, ToolboxError> {
+        let name = &tool.spec().name;
+        if !crate::schema::is_valid_name(name) {
+            return Err(ToolboxError::InvalidName(name.clone()));
+        }
+        if self.spec(name).is_some() {
+            return Err(ToolboxError::DuplicateName(name.clone()));
+        }
+        self.extra.push(tool);
+        Ok(self)
+    }
+
+    /// Every tool's spec: compile-time tools in declaration order, then run-time ones in
+    /// the order they were added.
+    pub fn specs(&self) -> Vec<&ToolSpec> {
+        let mut specs: Vec<&ToolSpec> = self.table.specs();
+        specs.extend(self.extra.iter().map(|t| t.spec()));
+        specs
+    }
+
+    /// The spec of the tool with this name.
+    pub fn spec(&self, name: &str) -> Option<&ToolSpec> {
+        self.specs().into_iter().find(|s| s.name == name)
+    }
+
+    /// Every tool's name, in the order of [`specs`](Toolbox::specs).
+    pub fn names(&self) -> Vec<&str> {
+        self.specs().into_iter().map(|s| s.name.as_str()).collect()
+    }
+
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.table.specs().len() + self.extra.len()
+    }
+
+    /// Whether the toolbox has no tools.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Executes one call. Never panics; always returns exactly one result for the call's
+    /// id. Tools that declare a timeout, and blocking tools, need a Tokio runtime.
+    pub async fn call(&self, call: ToolCall) -> ToolResult {
+        let env = Env { limits: &self.limits, state: &self.state };
+        let call = match self.table.dispatch(call, env) {
+            Ok(running) => return running.await,
+            Err(call) => call,
+        };
+        match self.extra.iter().find(|t| t.spec().name == call.name) {
+            Some(tool) => tool.run(call, env).await,
+            None => {
+                let error = unknown_tool(&call.name, &self.names());
+                ToolResult::failed(call.id, call.name, error)
+            }
+        }
+    }
+
+    /// Executes calls concurrently (at most [`Limits::concurrency`] at once) and returns
+    /// their results in call order: exactly one per call, whatever happened to each.
+    pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
+        let limit = self.limits.concurrency.max(1);
+        futures_util::stream::iter(calls.into_iter().map(|c| self.call(c))).buffered(limit).collect().await
+    }
+
+    /// Every tool's spec in a provider's shape, as a JSON array (the `tools` field of a
+    /// request).
+    pub fn export(&self, target: Target) -> Value {
+        Value::Array(self.specs().into_iter().map(|s| s.export(target)).collect())
+    }
+
+    /// What `target` cannot take of these tools (tool, parameter path, rule); `Ok` when
+    /// it takes everything. Put it in a test to catch a provider's 400 at build time.
+    pub fn validate(&self, target: Target) -> Result<(), Vec<Incompatibility>> {
+        let problems: Vec<_> = self.specs().into_iter().flat_map(|s| crate::schema::check(s, target)).collect();
+        if problems.is_empty() { Ok(()) } else { Err(problems) }
+    }
+
+    /// A Markdown page documenting every tool.
+    pub fn markdown(&self, title: &str) -> String {
+        crate::schema::markdown(title, self.specs())
+    }
+}
+
+/// Runs one call of a compile-time tool: parse, validate, invoke under the panic guard
+/// and the timeout, and shape the result. Monomorphized per tool.
+#[doc(hidden)]
+pub async fn run<T: Tool>(tool: &T, call: ToolCall, env: Env<'_>) -> ToolResult {
+    let ToolCall { id, name, arguments } = call;
+    let spec = T::spec();
+    let outcome = match parse_args::<T::Args>(&arguments, spec, env.limits) {
+        Ok(args) => {
+            let cx = CallContext::new(&id, spec, env.state);
+            guard(tool.invoke(args, &cx), spec, env.limits).await
+        }
+        Err(e) => Err(e),
+    };
+    finish(id, name, outcome)
+}
+
+fn finish(id: String, name: String, outcome: Result<Output, ToolError>) -> ToolResult {
+    match outcome {
+        Ok(output) => ToolResult { call_id: id, name, content: output.into_string(), error: None },
+        Err(error) => ToolResult::failed(id, name, error),
+    }
+}
+
+/// Runs a tool's future so that a panic or an overrun becomes an error result.
+async fn guard<F>(fut: F, spec: &ToolSpec, limits: &Limits) -> Result<Output, ToolError>
+where
+    F: Future<Output = Result<Output, ToolError>>,
+{
+    let timeout = spec.timeout.or(limits.default_timeout);
+    // The timer is created inside the guarded block: without a Tokio runtime its
+    // creation panics, and that too must end as a result, not a crash.
+    let guarded = AssertUnwindSafe(async move {
+        match timeout {
+            None => Some(fut.await),
+            Some(limit) => tokio::time::timeout(limit, fut).await.ok(),
+        }
+    })
+    .catch_unwind()
+    .await;
+    match guarded {
+        Ok(Some(outcome)) => outcome,
+        Ok(None) => Err(timed_out(spec, timeout.unwrap_or_default())),
+        Err(payload) => Err(panicked(&spec.name, payload.as_ref())),
+    }
+}
+
+pub(crate) fn timed_out(spec: &ToolSpec, limit: Duration) -> ToolError {
+    ToolError::new(
+        ErrorKind::TimedOut,
+        format!(
+            "`{}` did not finish within {:?} and was stopped; try again later, or ask for less at once",
+            spec.name, limit
+        ),
+    )
+}
+
+pub(crate) fn panicked(tool: &str, payload: &(dyn std::any::Any + Send)) -> ToolError {
+    let detail = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with a non-string payload".to_string());
+    ToolError::new(
+        ErrorKind::Panicked,
+        format!("`{tool}` failed with an internal error (not caused by your arguments); do not retry the same call"),
+    )
+    .with_detail(format!("panic: {detail}"))
+}
+
+fn unknown_tool(name: &str, available: &[&str]) -> ToolError {
+    let list = available.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    let message = if available.is_empty() {
+        format!("unknown tool `{name}`: no tools are available")
+    } else {
+        format!("unknown tool `{name}`; available tools: {list}")
+    };
+    ToolError::new(ErrorKind::UnknownTool, message)
+}
+
+/// The checks every arguments string goes through before it is deserialized: size,
+/// emptiness, and an object root (serde would otherwise read `["a", 1]` positionally).
+fn precheck<'s>(raw: &'s str, spec: &ToolSpec, limits: &Limits) -> Result<&'s str, ToolError> {
+    if raw.len() > limits.max_argument_bytes {
+        return Err(ToolError::new(
+            ErrorKind::ArgumentsTooLarge,
+            format!(
+                "the arguments are too large ({} bytes; the limit is {}); send less at once",
+                raw.len(),
+                limits.max_argument_bytes
+            ),
+        ));
+    }
+    match raw.bytes().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => Ok(raw),
+        None if spec.takes_no_arguments() => Ok("{}"),
+        None => Err(ToolError::new(
+            ErrorKind::EmptyArguments,
+            format!("the arguments are empty; send a JSON object: {}", spec.expected),
+        )),
+        Some(_) => Err(not_an_object(raw, spec)),
+    }
+}
+
+fn not_an_object(raw: &str, spec: &ToolSpec) -> ToolError {
+    match serde_json::from_str::<serde::de::IgnoredAny>(raw) {
+        Err(e) => malformed(e, spec),
+        Ok(_) => {
+            let found = match raw.trim_start().as_bytes().first() {
+                Some(b'[') => "an array",
+                Some(b'"') => "a string",
+                Some(b'n') => "null",
+                Some(b't' | b'f') => "a boolean",
+                _ => "a number",
+            };
+            ToolError::new(
+                ErrorKind::NotAnObject,
+                format!("the arguments must be a JSON object, not {found}; expected {}", spec.expected),
+            )
+        }
+    }
+}
+
+fn malformed(e: serde_json::Error, spec: &ToolSpec) -> ToolError {
+    ToolError::new(
+        ErrorKind::MalformedJson,
+        format!("the arguments are not valid JSON ({e}); send a JSON object: {}", spec.expected),
+    )
+    .with_detail(e.to_string())
+}
+
+/// Parses arguments straight into the tool's struct, then checks its constraints.
+pub(crate) fn parse_args<A: DeserializeOwned + Validate>(
+    raw: &str,
+    spec: &ToolSpec,
+    limits: &Limits,
+) -> Result<A, ToolError> {
+    let raw = precheck(raw, spec, limits)?;
+    match serde_json::from_str::<A>(raw) {
+        Ok(args) => match args.validate() {
+            Ok(()) => Ok(args),
+            Err(v) => Err(ToolError::new(
+                ErrorKind::ConstraintViolation,
+                format!("invalid argument: {v}; expected {}", spec.expected),
+            )),
+        },
+        Err(e) => Err(describe::<A>(raw, e, spec)),
+    }
+}
+
+/// Parses the arguments of a dynamic tool into an object.
+fn parse_object(raw: &str, spec: &ToolSpec, limits: &Limits) -> Result<Map<String, Value>, ToolError> {
+    let raw = precheck(raw, spec, limits)?;
+    serde_json::from_str(raw).map_err(|e| malformed(e, spec))
+}
+
+/// Turns a failed parse into a message the model can act on. Only on the error path:
+/// the input is parsed a second time to learn the JSON path of the offending value.
+fn describe<A: DeserializeOwned>(raw: &str, e: serde_json::Error, spec: &ToolSpec) -> ToolError {
+    if e.is_syntax() || e.is_eof() {
+        return malformed(e, spec);
+    }
+    let (path, inner) = match serde_path_to_error::deserialize::<_, A>(&mut serde_json::Deserializer::from_str(raw)) {
+        Err(pe) => {
+            let path = pe.path().to_string();
+            (if path == "." { String::new() } else { path }, pe.into_inner())
+        }
+        Ok(_) => (String::new(), e),
+    };
+    let detail = inner.to_string();
+    let message = strip_position(&detail);
+    let at = if path.is_empty() { String::new() } else { format!(" in `{path}`") };
+    let expected = &spec.expected;
+    let (kind, text) = if let Some(rest) = message.strip_prefix("missing field ") {
+        (ErrorKind::MissingField, format!("missing required field {rest}{at}; expected {expected}"))
+    } else if let Some(rest) = message.strip_prefix("unknown field ") {
+        // The path ends at the unknown key itself; the place is its parent.
+        let field = rest.split(',').next().unwrap_or(rest);
+        let parent = path.rsplit_once('.').map(|(p, _)| p).unwrap_or("");
+        let at = if parent.is_empty() { String::new() } else { format!(" in `{parent}`") };
+        (ErrorKind::UnknownField, format!("unknown field {field}{at}; expected {expected}"))
+    } else if let Some(rest) = message.strip_prefix("invalid type: ") {
+        let place = if path.is_empty() { String::new() } else { format!(" for `{path}`") };
+        (ErrorKind::InvalidType, format!("invalid type{place}: {rest}; expected {expected}"))
+    } else {
+        let place = if path.is_empty() { String::new() } else { format!(" for `{path}`") };
+        (ErrorKind::InvalidValue, format!("invalid value{place}: {message}; expected {expected}"))
+    };
+    ToolError::new(kind, text).with_detail(detail)
+}
+
+/// serde_json appends " at line L column C"; the model needs the field, not the column.
+fn strip_position(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(i) => &message[..i],
+        None => message,
+    }
+}
