@@ -35,7 +35,6 @@
 extern crate self as toolkit;
 
 pub mod call;
-#[path = "schema_stub.rs"]
 pub mod schema;
 pub mod tool;
 pub mod toolbox;
@@ -59,3 +58,4 @@ pub mod prelude {
         toolbox, tools,
     };
 }
+

@@ -55,6 +55,11 @@ impl ArgsSchema {
             schema = Value::Object(Map::new());
         }
         if let Value::Object(map) = &mut schema {
+            // Keyword order as a reader expects it: what the value is (`type`, `$ref`,
+            // `enum`), what it means, what it may be, what it defaults to.
+            for (k, _) in &constraints {
+                map.shift_remove(*k);
+            }
             if let Some(d) = description.filter(|d| !d.is_empty()) {
                 map.insert("description".into(), Value::String(d.to_string()));
             }

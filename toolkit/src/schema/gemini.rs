@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::openai::any_of;
 use super::refs::{self, Defs};
-use super::walk;
+use super::walk::{self, Problem};
 
 /// Keywords of the subset that pass through unchanged.
 const KEPT: &[&str] = &[
@@ -44,9 +44,6 @@ const UNSUPPORTED: &[&str] = &[
     "contains",
 ];
 
-/// What Gemini cannot take: a readable path and the rule.
-pub(crate) use super::openai::Problem;
-
 /// `schema` rewritten into Gemini's subset. Total: what the subset cannot say is cut
 /// or dropped (see [`problems`]), never a panic.
 pub(crate) fn gemini_schema(schema: &Value) -> Value {
@@ -59,34 +56,43 @@ pub(crate) fn problems(schema: &Value) -> Vec<Problem> {
     let mut found = Vec::new();
     if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
         for name in properties.keys().filter(|name| !is_parameter_name(name)) {
-            found.push(problem(name, "a parameter name Gemini rejects: it must start with a letter or `_` and hold only letters, digits and `_` (at most 64): rename it"));
+            found.push(problem(name, PARAMETER_NAME));
         }
     }
     walk::walk(schema, &mut |site| {
         let Some(map) = site.schema.as_object() else { return };
         if let Some(reference) = site.cycle {
-            found.push(problem(site.path, &format!(
-                "a recursive type (`{}`); Gemini takes no references, so it cannot be inlined and is cut to a plain `object` here: bound the recursion, or flatten the type",
-                refs::ref_name(reference)
-            )));
+            found.push(problem(site.path, &format!("a recursive type (`{}`); {RECURSIVE}", refs::ref_name(reference))));
         }
         if map.get("additionalProperties").is_some_and(|a| a != &Value::Bool(false)) {
-            found.push(problem(site.path, "an open map (`additionalProperties`); Gemini has no `additionalProperties`, so its entries are not described (a plain `object` is sent): take a list of key/value structs"));
+            found.push(problem(site.path, OPEN_MAP));
         }
         if map.contains_key("prefixItems") {
-            found.push(problem(site.path, "a tuple (`prefixItems`); Gemini has no tuples, so it is sent as an array of any of the element types: take a struct"));
+            found.push(problem(site.path, TUPLE));
         }
         if map.get("allOf").and_then(Value::as_array).is_some_and(|all| all.len() > 1) {
-            found.push(problem(site.path, "`allOf` of several schemas; Gemini does not take `allOf`, so it is dropped: merge the types into one struct"));
+            found.push(problem(site.path, ALL_OF));
         }
         for keyword in UNSUPPORTED.iter().filter(|k| map.contains_key(**k)) {
-            found.push(problem(site.path, &format!(
-                "`{keyword}`; Gemini does not take it, so it is dropped and the model is not told that rule"
-            )));
+            let rule =
+                format!("`{keyword}`; Gemini does not take it, so it is dropped and the model is not told that rule");
+            found.push(problem(site.path, &rule));
         }
     });
     found
 }
+
+const PARAMETER_NAME: &str = "a parameter name Gemini rejects: it must start with a letter or `_` and hold only \
+    letters, digits and `_` (at most 64): rename it";
+const RECURSIVE: &str = "Gemini takes no references, so it cannot be inlined and is cut to a plain `object` \
+    here: bound the recursion, or flatten the type";
+const OPEN_MAP: &str = "an open map (`additionalProperties`); Gemini has no `additionalProperties`, so the map is \
+    sent as a bare `object` the model learns nothing about (and that Gemini may reject, as it wants objects with \
+    properties): take a list of key/value structs";
+const TUPLE: &str = "a tuple (`prefixItems`); Gemini has no tuples, so it is sent as an array of any of the \
+    element types: take a struct";
+const ALL_OF: &str = "`allOf` of several schemas; Gemini does not take `allOf`, so it is dropped: merge the types \
+    into one struct";
 
 /// `^[a-zA-Z_][a-zA-Z0-9_]{0,63}$`: what Gemini takes as a parameter name.
 fn is_parameter_name(name: &str) -> bool {
@@ -125,7 +131,7 @@ impl Gemini<'_> {
             && let [only] = all.as_slice()
         {
             let mut rest = map.clone();
-            rest.remove("allOf");
+            rest.shift_remove("allOf");
             return self.node(&refs::overlay(only, &rest));
         }
         let mut parts = Parts::default();
@@ -262,7 +268,7 @@ fn finish(parts: Parts) -> Map<String, Value> {
 /// two descriptions joined when both exist and differ only in that the variant's lists
 /// enum values.
 fn under(mut variant: Map<String, Value>, site: Map<String, Value>) -> Map<String, Value> {
-    let values_doc = variant.remove("x-values");
+    let values_doc = variant.shift_remove("x-values");
     for (key, value) in site {
         variant.insert(key, value);
     }
@@ -330,7 +336,7 @@ fn keep_known_required(out: &mut Map<String, Value>) {
         _ => Vec::new(),
     };
     if known.is_empty() {
-        out.remove("required");
+        out.shift_remove("required");
     } else {
         out.insert("required".to_string(), Value::Array(known));
     }
@@ -456,7 +462,8 @@ mod tests {
 
     #[test]
     fn parameter_names_gemini_rejects_are_reported() {
-        let schema = json!({"type": "object", "properties": {"max-results": {"type": "integer"}, "_ok": {"type": "string"}}});
+        let schema =
+            json!({"type": "object", "properties": {"max-results": {"type": "integer"}, "_ok": {"type": "string"}}});
         let found = problems(&schema);
         assert_eq!(found.iter().map(|p| p.path.as_str()).collect::<Vec<_>>(), ["max-results"]);
     }

@@ -3,14 +3,15 @@
 //!
 //! Strict mode takes a subset of JSON Schema: every object lists all its properties in
 //! `required` and has `additionalProperties: false`; an optional value is expressed as
-//! nullable instead; `$ref` takes no sibling keywords; `oneOf`, `allOf`, `not`,
+//! nullable instead (one with a default is sent always, the default named in its
+//! description); `$ref` takes no sibling keywords; `oneOf`, `allOf`, `not`,
 //! conditionals and most annotations are rejected; `format` takes a short list of
 //! values. Limits: 10 levels of nested objects, 5,000 properties, 1,000 enum values.
 
 use serde_json::{Map, Value, json};
 
 use super::refs::{self, Defs};
-use super::walk::{self, Site, is_object};
+use super::walk::{self, Problem, Site, is_object};
 
 /// Keywords strict mode accepts as they are. Everything else is dropped (constraints
 /// such as `minLength` are still enforced when the arguments are parsed).
@@ -51,13 +52,6 @@ const MAX_DEPTH: usize = 10;
 const MAX_PROPERTIES: usize = 5_000;
 const MAX_ENUM_VALUES: usize = 1_000;
 
-/// What no transform can make strict: a readable path and the rule.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Problem {
-    pub(crate) path: String,
-    pub(crate) rule: String,
-}
-
 /// `schema` rewritten for strict mode. Total: parts strict mode cannot take are
 /// closed or dropped (see [`problems`]), never a panic.
 pub(crate) fn strict_schema(schema: &Value) -> Value {
@@ -70,58 +64,94 @@ pub(crate) fn strict_schema(schema: &Value) -> Value {
 pub(crate) fn problems(schema: &Value) -> Vec<Problem> {
     let mut found = Vec::new();
     let mut too_deep = false;
-    let (mut properties, mut enum_values) = (0, 0);
     walk::walk(schema, &mut |site| {
-        properties += site.schema.get("properties").and_then(Value::as_object).map_or(0, Map::len);
-        enum_values += site.schema.get("enum").and_then(Value::as_array).map_or(0, Vec::len);
         if site.depth > MAX_DEPTH && !too_deep {
             too_deep = true;
-            found.push(problem(site.path, format!(
-                "more than {MAX_DEPTH} levels of nested objects; OpenAI strict mode takes at most {MAX_DEPTH}: flatten the arguments, or turn `strict` off"
-            )));
+            let what = format!("more than {MAX_DEPTH} levels of nested objects");
+            found.push(over_limit(site.path, what, MAX_DEPTH, "flatten the arguments"));
         }
         site_problems(site, &mut found);
     });
-    if properties > MAX_PROPERTIES {
-        found.push(problem("", format!(
-            "{properties} properties in all; OpenAI strict mode takes at most {MAX_PROPERTIES}: split the tool, or turn `strict` off"
-        )));
+    let mut totals = Totals::default();
+    totals.count(schema);
+    if totals.properties > MAX_PROPERTIES {
+        let what = format!("{} properties in all", totals.properties);
+        found.push(over_limit("", what, MAX_PROPERTIES, "split the tool"));
     }
-    if enum_values > MAX_ENUM_VALUES {
-        found.push(problem("", format!(
-            "{enum_values} enum values in all; OpenAI strict mode takes at most {MAX_ENUM_VALUES}: take a string, or turn `strict` off"
-        )));
+    if totals.enum_values > MAX_ENUM_VALUES {
+        let what = format!("{} enum values in all", totals.enum_values);
+        found.push(over_limit("", what, MAX_ENUM_VALUES, "take a string instead"));
     }
     found
 }
 
+fn over_limit(path: &str, what: String, max: usize, fix: &str) -> Problem {
+    problem(path, format!("{what}; OpenAI strict mode takes at most {max}: {fix}, or turn `strict` off"))
+}
+
+const OPEN_MAP: &str = "an open map (`additionalProperties` other than `false`); OpenAI strict mode needs \
+    `additionalProperties: false` on every object, so in strict mode the map can only be empty: take a list of \
+    key/value structs, or turn `strict` off";
+const UNTYPED: &str = "a value of any type (`serde_json::Value`); OpenAI strict mode needs a type for every \
+    value: give it a concrete type, or turn `strict` off";
+const ALL_OF: &str = "`allOf` of several schemas; OpenAI strict mode does not take `allOf`, so it is dropped: \
+    merge the types into one struct";
+const TUPLE: &str = "a tuple (`prefixItems`); OpenAI strict mode has no tuples, so it is sent as an array of any \
+    of the element types: take a struct";
+
 fn site_problems(site: &Site<'_>, found: &mut Vec<Problem>) {
     let Some(map) = site.schema.as_object() else {
         if site.schema == &Value::Bool(true) {
-            found.push(problem(site.path, UNTYPED.to_string()));
+            found.push(problem(site.path, UNTYPED.into()));
         }
         return;
     };
     if map.get("additionalProperties").is_some_and(|a| a != &Value::Bool(false)) {
-        found.push(problem(site.path, "an open map (`additionalProperties` other than `false`); OpenAI strict mode needs `additionalProperties: false` on every object, so its entries are dropped: take a list of key/value structs, or turn `strict` off".into()));
+        found.push(problem(site.path, OPEN_MAP.into()));
     }
     if is_untyped(map) {
-        found.push(problem(site.path, UNTYPED.to_string()));
+        found.push(problem(site.path, UNTYPED.into()));
     }
     if map.get("allOf").and_then(Value::as_array).is_some_and(|all| all.len() > 1) {
-        found.push(problem(site.path, "`allOf` of several schemas; OpenAI strict mode does not take `allOf`, so it is dropped: merge the types into one struct".into()));
+        found.push(problem(site.path, ALL_OF.into()));
     }
     if map.contains_key("prefixItems") {
-        found.push(problem(site.path, "a tuple (`prefixItems`); OpenAI strict mode has no tuples, so it is sent as an array of any of the element types: take a struct".into()));
+        found.push(problem(site.path, TUPLE.into()));
     }
     for keyword in UNSUPPORTED.iter().filter(|k| map.contains_key(**k)) {
-        found.push(problem(site.path, format!(
+        let rule = format!(
             "`{keyword}`; OpenAI strict mode does not take it, so it is dropped and the model is not told that rule"
-        )));
+        );
+        found.push(problem(site.path, rule));
     }
 }
 
-const UNTYPED: &str = "a value of any type (`serde_json::Value`); OpenAI strict mode needs a type for every value: give it a concrete type, or turn `strict` off";
+/// Sizes of a schema as written (each definition counted once), for the limits.
+#[derive(Default)]
+struct Totals {
+    properties: usize,
+    enum_values: usize,
+}
+
+impl Totals {
+    fn count(&mut self, schema: &Value) {
+        let Some(map) = schema.as_object() else { return };
+        for (key, value) in map {
+            match (key.as_str(), value) {
+                ("properties" | "$defs" | "definitions" | "patternProperties", Value::Object(children)) => {
+                    if key == "properties" {
+                        self.properties += children.len();
+                    }
+                    children.values().for_each(|child| self.count(child));
+                }
+                ("enum", Value::Array(values)) => self.enum_values += values.len(),
+                ("default" | "const" | "examples", _) => {}
+                (_, Value::Array(items)) => items.iter().for_each(|item| self.count(item)),
+                (_, child) => self.count(child),
+            }
+        }
+    }
+}
 
 /// A schema that says nothing about the value's type.
 fn is_untyped(map: &Map<String, Value>) -> bool {
@@ -147,7 +177,7 @@ impl Strict<'_> {
             && let [only] = all.as_slice()
         {
             let mut rest = map.clone();
-            rest.remove("allOf");
+            rest.shift_remove("allOf");
             return self.node(&refs::overlay(only, &rest));
         }
         let mut out = Map::new();
@@ -208,29 +238,28 @@ impl Strict<'_> {
     }
 }
 
-/// Every property required, the optional ones nullable, no other keys.
+/// Every property required, no other keys. An optional property becomes nullable
+/// unless it has a default: then the model sends a value (the description names the
+/// default), so a parameter whose type has no `null` never receives one.
 fn close_object(out: &mut Map<String, Value>, original: &Map<String, Value>) {
-    let required: Vec<&str> = original
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let mut properties = match out.remove("properties") {
-        Some(Value::Object(properties)) => properties,
-        _ => Map::new(),
-    };
+    let required = super::render::required(original);
     let originals = original.get("properties").and_then(Value::as_object);
-    for (name, property) in properties.iter_mut() {
-        if !required.contains(&name.as_str()) {
-            let description = originals.and_then(|o| o.get(name)).and_then(|p| p.get("description"));
-            make_nullable(property, description);
+    let mut names = Vec::new();
+    if let Some(Value::Object(properties)) = out.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            names.push(Value::String(name.clone()));
+            let source = originals.and_then(|o| o.get(name));
+            let has_default = source.and_then(|p| p.get("default")).is_some_and(|d| !d.is_null());
+            if !required.contains(&name.as_str()) && !has_default {
+                make_nullable(property, source.and_then(|p| p.get("description")));
+            }
         }
+    } else {
+        out.insert("properties".to_string(), Value::Object(Map::new()));
     }
-    let names = properties.keys().map(|name| Value::String(name.clone())).collect();
     if !out.contains_key("type") {
         out.insert("type".to_string(), Value::from("object"));
     }
-    out.insert("properties".to_string(), Value::Object(properties));
     out.insert("required".to_string(), Value::Array(names));
     out.insert("additionalProperties".to_string(), Value::Bool(false));
 }
@@ -262,7 +291,7 @@ fn make_nullable(schema: &mut Value, description: Option<&Value>) {
         return;
     }
     let mut inner = std::mem::take(map);
-    let description = inner.remove("description").or_else(|| description.cloned());
+    let description = inner.shift_remove("description").or_else(|| description.cloned());
     map.insert("anyOf".to_string(), json!([inner, {"type": "null"}]));
     if let Some(description) = description {
         map.insert("description".to_string(), description);
@@ -273,7 +302,7 @@ fn make_nullable(schema: &mut Value, description: Option<&Value>) {
 fn add_null_value(map: &mut Map<String, Value>) {
     if let Some(Value::Array(values)) = map.get_mut("enum") {
         values.push(Value::Null);
-    } else if let Some(value) = map.remove("const") {
+    } else if let Some(value) = map.shift_remove("const") {
         map.insert("enum".to_string(), json!([value, null]));
     }
 }
@@ -317,7 +346,7 @@ pub(crate) fn any_of(mut schemas: Vec<Value>) -> Value {
 fn prune_definitions(schema: &mut Value) {
     let Some(map) = schema.as_object_mut() else { return };
     for key in ["$defs", "definitions"] {
-        let Some(Value::Object(defs)) = map.remove(key) else { continue };
+        let Some(Value::Object(defs)) = map.shift_remove(key) else { continue };
         let mut used = Vec::new();
         refs::collect_refs(&Value::Object(map.clone()), &mut used);
         let mut kept = Map::new();
@@ -366,6 +395,7 @@ mod tests {
         assert_eq!(out["additionalProperties"], json!(false));
         assert_eq!(out["properties"]["location"]["type"], json!("string"));
         assert_eq!(out["properties"]["when"]["type"], json!(["string", "null"]));
+        assert_eq!(out["properties"]["when"]["format"], json!("date-time"));
         // already nullable: not doubled
         assert_eq!(out["properties"]["days"]["type"], json!(["integer", "null"]));
     }
@@ -373,11 +403,12 @@ mod tests {
     #[test]
     fn a_ref_with_siblings_is_inlined_with_its_description_and_default_moves_into_it() {
         let out = strict_schema(&weather());
+        // Defaulted: always sent, never null (a `Unit` parameter cannot take `null`).
         assert_eq!(
             out["properties"]["unit"],
             json!({
-                "type": ["string", "null"],
-                "enum": ["celsius", "fahrenheit", null],
+                "type": "string",
+                "enum": ["celsius", "fahrenheit"],
                 "description": "Temperature unit. Default: \"celsius\"."
             })
         );
@@ -490,6 +521,19 @@ mod tests {
         assert_eq!(paths, ["any", "pair", "deep.x.x.x.x.x.x.x.x.x"]);
         let out = strict_schema(&schema);
         assert_eq!(out["properties"]["pair"]["items"], json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}));
+    }
+
+    #[test]
+    fn size_limits_are_reported_for_the_tool() {
+        let values: Vec<String> = (0..1001).map(|i| format!("v{i}")).collect();
+        let properties: Map<String, Value> = (0..5001).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
+        let schema =
+            json!({"type": "object", "properties": properties, "$defs": {"Big": {"type": "string", "enum": values}}});
+        let found = problems(&schema);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].rule.starts_with("5001 properties in all; OpenAI strict mode takes at most 5000"));
+        assert!(found[1].rule.starts_with("1001 enum values in all"));
+        assert!(found.iter().all(|p| p.path.is_empty()));
     }
 
     #[test]

@@ -7,16 +7,8 @@ use serde_json::{Map, Value};
 
 /// The keywords that may stand beside a `$ref` without constraining anything: when a
 /// reference is inlined, these siblings override the definition's own.
-const ANNOTATIONS: &[&str] = &[
-    "description",
-    "title",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$comment",
-];
+const ANNOTATIONS: &[&str] =
+    &["description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"];
 
 /// The definitions of one schema document (its root), for resolving references.
 pub(crate) struct Defs<'a> {

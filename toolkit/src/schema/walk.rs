@@ -9,6 +9,15 @@ use super::refs::Defs;
 /// graph of shared definitions is walked once per use site).
 const BUDGET: usize = 20_000;
 
+/// What a rule found that a provider cannot take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Problem {
+    /// Where, as in [`Site::path`].
+    pub(crate) path: String,
+    /// What the provider cannot take and what to do.
+    pub(crate) rule: String,
+}
+
 /// One subschema as a rule sees it.
 pub(crate) struct Site<'a> {
     /// A readable path from the root: `filters.tags` (properties), `items[]` (array
@@ -25,7 +34,9 @@ pub(crate) struct Site<'a> {
 
 /// Calls `visit` on every subschema reachable from `root`, in document order.
 pub(crate) fn walk(root: &Value, visit: &mut dyn FnMut(&Site<'_>)) {
-    let mut walker = Walker { defs: Defs::new(root), stack: Vec::new(), budget: BUDGET };
+    // `#` (the root itself) is being visited from the start: a reference back to it
+    // is a cycle.
+    let mut walker = Walker { defs: Defs::new(root), stack: vec!["#".to_string()], budget: BUDGET };
     walker.node(root, "", 0, visit);
 }
 

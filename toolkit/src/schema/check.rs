@@ -1,0 +1,243 @@
+//! Compatibility checks: what a target cannot take of a tool, found before a provider
+//! answers 400.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use super::walk::Problem;
+use super::{Target, gemini, openai};
+use crate::ToolSpec;
+
+/// One thing a target cannot take of a tool: which tool, where in its schema, and the
+/// rule it breaks (with what to do about it).
+///
+/// `path` is readable: `filters.tags` for a property of a property, `ids[]` for the
+/// elements of an array, `pair[1]` for a tuple element, `labels.*` for the values of a
+/// map; empty for the tool as a whole (its name, its root); `(output)` for the output
+/// schema.
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit::ToolSpec;
+/// use toolkit::schema::{Target, check};
+///
+/// let spec = ToolSpec::new("tag", "Tag a file.", json!({
+///     "type": "object",
+///     "properties": {"labels": {"type": "object", "additionalProperties": {"type": "string"}}},
+///     "required": ["labels"],
+///     "additionalProperties": false
+/// }));
+/// let found = check(&spec, Target::OpenAiChatStrict);
+/// assert_eq!(found.len(), 1);
+/// assert_eq!(found[0].path, "labels");
+/// assert!(found[0].to_string().starts_with("`tag` at `labels`: an open map"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Incompatibility {
+    /// The tool's name.
+    pub tool: String,
+    /// The target that cannot take it.
+    pub target: Target,
+    /// Where in the tool (see above).
+    pub path: String,
+    /// What the target cannot take, and what to do.
+    pub rule: String,
+}
+
+impl fmt::Display for Incompatibility {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "`{}`: {}", self.tool, self.rule)
+        } else {
+            write!(f, "`{}` at `{}`: {}", self.tool, self.path, self.rule)
+        }
+    }
+}
+
+impl std::error::Error for Incompatibility {}
+
+/// What `target` cannot take of `spec`; empty when it takes everything.
+///
+/// Every target: the name must match `^[a-zA-Z0-9_-]{1,64}$` and the input schema must
+/// have an object root. OpenAI strict mode (always for
+/// [`Target::OpenAiChatStrict`], for the other OpenAI targets when the tool is
+/// strict): open maps, untyped values, tuples, `allOf`, conditionals, and the size
+/// limits. When the tool is strict but its schema is not, the other OpenAI targets
+/// export it without `strict` (and say so here). Gemini: recursive types, open maps,
+/// tuples, and parameter or tool names it rejects. MCP: an output schema without an
+/// object root is not published.
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit::ToolSpec;
+/// use toolkit::schema::{Target, check};
+///
+/// let spec = ToolSpec::new("get weather", "Weather now.", json!({"type": "object", "properties": {}}));
+/// let found = check(&spec, Target::Anthropic);
+/// assert_eq!(found.len(), 1);
+/// assert!(found[0].rule.contains("^[a-zA-Z0-9_-]{1,64}$"));
+/// ```
+pub fn check(spec: &ToolSpec, target: Target) -> Vec<Incompatibility> {
+    let mut found = Vec::new();
+    if !is_valid_name(&spec.name) {
+        found.push(tool_level(NAME));
+    } else if target == Target::Gemini && !spec.name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        found.push(tool_level(GEMINI_NAME));
+    }
+    if !has_object_root(&spec.input_schema) {
+        found.push(tool_level(INPUT_NOT_OBJECT));
+    }
+    found.extend(target_problems(spec, target));
+    found
+        .into_iter()
+        .map(|Problem { path, rule }| Incompatibility { tool: spec.name.clone(), target, path, rule })
+        .collect()
+}
+
+fn target_problems(spec: &ToolSpec, target: Target) -> Vec<Problem> {
+    match target {
+        Target::OpenAiChatStrict => openai::problems(&spec.input_schema),
+        Target::OpenAiChat | Target::OpenAiResponses if spec.strict => openai::problems(&spec.input_schema)
+            .into_iter()
+            .map(|p| Problem { rule: format!("{}; the tool is exported without `strict`", p.rule), ..p })
+            .collect(),
+        Target::Gemini => gemini::problems(&spec.input_schema),
+        Target::Mcp => match &spec.output_schema {
+            Some(output) if !has_object_root(output) => {
+                vec![Problem { path: "(output)".into(), rule: OUTPUT_NOT_OBJECT.into() }]
+            }
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+const NAME: &str =
+    "a tool name must match `^[a-zA-Z0-9_-]{1,64}$` (letters, digits, `_`, `-`; at most 64): rename the tool";
+const GEMINI_NAME: &str = "Gemini takes a function name only when it starts with a letter or `_`: rename the tool";
+const INPUT_NOT_OBJECT: &str =
+    "the input schema must have an object root (`\"type\": \"object\"`): take named parameters";
+const OUTPUT_NOT_OBJECT: &str = "MCP takes an `outputSchema` only with an object root, so it is not published \
+    (results are sent as text): return a struct to publish it";
+
+fn tool_level(rule: &str) -> Problem {
+    Problem { path: String::new(), rule: rule.to_string() }
+}
+
+/// Whether a schema's root is an object (`"type": "object"`), as MCP requires of an
+/// `outputSchema`.
+pub(crate) fn has_object_root(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+/// Whether every target takes `name` as a tool name: `^[a-zA-Z0-9_-]{1,64}$` (the
+/// strictest of the providers' rules; Gemini also wants a letter or `_` first, which
+/// [`check`] reports for it).
+///
+/// ```
+/// assert!(toolkit::schema::is_valid_name("get_weather"));
+/// assert!(!toolkit::schema::is_valid_name("get weather"));
+/// assert!(!toolkit::schema::is_valid_name(""));
+/// ```
+pub fn is_valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn map_tool(strict: bool) -> ToolSpec {
+        ToolSpec::new(
+            "tag",
+            "Tag things.",
+            json!({
+                "type": "object",
+                "properties": {"filters": {"$ref": "#/$defs/Filters"}},
+                "required": ["filters"],
+                "additionalProperties": false,
+                "$defs": {"Filters": {"type": "object", "properties": {
+                    "tags": {"type": "object", "additionalProperties": {"type": "integer"}}
+                }, "required": ["tags"]}}
+            }),
+        )
+        .with_strict(strict)
+    }
+
+    #[test]
+    fn strict_reports_an_open_map_with_its_path() {
+        let found = check(&map_tool(false), Target::OpenAiChatStrict);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].tool, "tag");
+        assert_eq!(found[0].target, Target::OpenAiChatStrict);
+        assert_eq!(found[0].path, "filters.tags");
+        assert!(found[0].rule.contains("additionalProperties: false"));
+    }
+
+    #[test]
+    fn plain_openai_and_anthropic_take_open_maps() {
+        for target in [Target::OpenAiChat, Target::OpenAiResponses, Target::Anthropic, Target::Mcp] {
+            assert_eq!(check(&map_tool(false), target), [], "{target}");
+        }
+    }
+
+    #[test]
+    fn a_strict_tool_is_checked_for_the_openai_targets_and_told_of_the_fallback() {
+        let found = check(&map_tool(true), Target::OpenAiResponses);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].rule.ends_with("exported without `strict`"));
+    }
+
+    #[test]
+    fn gemini_reports_the_map_as_dropped() {
+        let found = check(&map_tool(false), Target::Gemini);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].rule.starts_with("an open map"));
+        assert!(found[0].rule.contains("Gemini"));
+    }
+
+    #[test]
+    fn names_are_checked_for_every_target() {
+        let spec = ToolSpec::new("x".repeat(65), "Too long.", json!({"type": "object", "properties": {}}));
+        for target in Target::ALL {
+            let found = check(&spec, target);
+            assert_eq!(found.len(), 1, "{target}");
+            assert_eq!(found[0].path, "");
+        }
+        let digit_first = ToolSpec::new("3d_render", "Render.", json!({"type": "object", "properties": {}}));
+        assert_eq!(check(&digit_first, Target::OpenAiChat), []);
+        assert_eq!(check(&digit_first, Target::Gemini).len(), 1);
+    }
+
+    #[test]
+    fn a_non_object_root_is_reported() {
+        let spec = ToolSpec::new("f", "F.", json!({"type": "string"}));
+        let found = check(&spec, Target::Anthropic);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].rule.contains("object root"));
+    }
+
+    #[test]
+    fn mcp_reports_an_output_schema_it_cannot_publish() {
+        let spec = ToolSpec::new("count", "Count.", json!({"type": "object", "properties": {}}))
+            .with_output_schema(json!({"type": "integer"}));
+        let found = check(&spec, Target::Mcp);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].path, "(output)");
+        assert_eq!(
+            check(&spec.clone().with_output_schema(json!({"type": "object", "properties": {}})), Target::Mcp),
+            []
+        );
+    }
+
+    #[test]
+    fn displays_tool_path_and_rule() {
+        let found = check(&map_tool(false), Target::OpenAiChatStrict);
+        assert!(found[0].to_string().starts_with("`tag` at `filters.tags`: an open map"));
+        let unnamed = Incompatibility { tool: "t".into(), target: Target::Mcp, path: String::new(), rule: "r".into() };
+        assert_eq!(unnamed.to_string(), "`t`: r");
+    }
+}

@@ -1,0 +1,251 @@
+//! A tool's spec in each provider's shape, derived from its one canonical schema.
+
+use serde_json::{Map, Value, json};
+
+use super::check::has_object_root;
+use super::{Target, gemini, openai};
+use crate::ToolSpec;
+
+impl ToolSpec {
+    /// This tool in `target`'s shape: one element of a request's `tools` array.
+    ///
+    /// | target | shape |
+    /// |---|---|
+    /// | [`OpenAiChat`](Target::OpenAiChat) | `{"type": "function", "function": {name, description, parameters, strict?}}` |
+    /// | [`OpenAiChatStrict`](Target::OpenAiChatStrict) | the same, always strict |
+    /// | [`OpenAiResponses`](Target::OpenAiResponses) | `{"type": "function", name, description, parameters, strict}` |
+    /// | [`Anthropic`](Target::Anthropic) | `{name, description, input_schema}` |
+    /// | [`Gemini`](Target::Gemini) | `{name, description, parameters?}` in Gemini's OpenAPI subset |
+    /// | [`Mcp`](Target::Mcp) | `{name, title?, description, inputSchema, outputSchema?, annotations}` |
+    ///
+    /// Strict (OpenAI Structured Outputs) lists every property in `required`, makes the
+    /// optional ones nullable (those with a default are sent always instead, the default
+    /// named in the description, as `null` is no value of their type), closes every
+    /// object with `additionalProperties: false`, inlines a `$ref` that has siblings,
+    /// and drops keywords strict mode rejects. A tool marked strict whose schema strict
+    /// mode cannot represent (an open map, say) is exported to `OpenAiChat` and
+    /// `OpenAiResponses` without `strict`; [`check`](crate::schema::check) says why.
+    /// Gemini gets references inlined, `nullable` instead of type arrays, and no
+    /// `additionalProperties`; `parameters` is left out when the tool takes none. MCP
+    /// gets `outputSchema` only when the output schema has an object root.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolkit::ToolSpec;
+    /// use toolkit::schema::Target;
+    ///
+    /// let spec = ToolSpec::new("get_weather", "Current weather for a city.", json!({
+    ///     "type": "object",
+    ///     "properties": {
+    ///         "location": {"type": "string"},
+    ///         "days": {"type": "integer", "minimum": 1}
+    ///     },
+    ///     "required": ["location"],
+    ///     "additionalProperties": false
+    /// }));
+    ///
+    /// let strict = spec.export(Target::OpenAiChatStrict);
+    /// assert_eq!(strict["function"]["strict"], true);
+    /// assert_eq!(strict["function"]["parameters"]["required"], json!(["location", "days"]));
+    /// assert_eq!(strict["function"]["parameters"]["properties"]["days"]["type"], json!(["integer", "null"]));
+    ///
+    /// let claude = spec.export(Target::Anthropic);
+    /// assert_eq!(claude["input_schema"], spec.input_schema);
+    /// ```
+    pub fn export(&self, target: Target) -> Value {
+        match target {
+            Target::OpenAiChat => self.openai_chat(self.strict && self.strict_representable()),
+            Target::OpenAiChatStrict => self.openai_chat(true),
+            Target::OpenAiResponses => self.openai_responses(self.strict && self.strict_representable()),
+            Target::Anthropic => json!({
+                "name": self.name,
+                "description": self.description,
+                "input_schema": self.input_schema,
+            }),
+            Target::Gemini => self.gemini(),
+            Target::Mcp => self.mcp(),
+        }
+    }
+
+    fn strict_representable(&self) -> bool {
+        openai::problems(&self.input_schema).is_empty()
+    }
+
+    fn openai_parameters(&self, strict: bool) -> Value {
+        if strict { openai::strict_schema(&self.input_schema) } else { self.input_schema.clone() }
+    }
+
+    fn openai_chat(&self, strict: bool) -> Value {
+        let mut function = Map::new();
+        function.insert("name".into(), Value::from(self.name.as_str()));
+        function.insert("description".into(), Value::from(self.description.as_str()));
+        function.insert("parameters".into(), self.openai_parameters(strict));
+        if strict {
+            function.insert("strict".into(), Value::Bool(true));
+        }
+        json!({ "type": "function", "function": function })
+    }
+
+    fn openai_responses(&self, strict: bool) -> Value {
+        json!({
+            "type": "function",
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.openai_parameters(strict),
+            "strict": strict,
+        })
+    }
+
+    fn gemini(&self) -> Value {
+        let mut declaration = Map::new();
+        declaration.insert("name".into(), Value::from(self.name.as_str()));
+        declaration.insert("description".into(), Value::from(self.description.as_str()));
+        // Gemini rejects an object schema with no properties: a tool without
+        // arguments leaves `parameters` out.
+        if !self.takes_no_arguments() {
+            declaration.insert("parameters".into(), gemini::gemini_schema(&self.input_schema));
+        }
+        Value::Object(declaration)
+    }
+
+    fn mcp(&self) -> Value {
+        let mut tool = Map::new();
+        tool.insert("name".into(), Value::from(self.name.as_str()));
+        if let Some(title) = &self.title {
+            tool.insert("title".into(), Value::from(title.as_str()));
+        }
+        tool.insert("description".into(), Value::from(self.description.as_str()));
+        tool.insert("inputSchema".into(), self.input_schema.clone());
+        if let Some(output) = published_output_schema(self) {
+            tool.insert("outputSchema".into(), output.clone());
+        }
+        let mut annotations = Map::new();
+        if let Some(title) = &self.title {
+            annotations.insert("title".into(), Value::from(title.as_str()));
+        }
+        annotations.insert("readOnlyHint".into(), Value::Bool(self.annotations.read_only));
+        annotations.insert("destructiveHint".into(), Value::Bool(self.annotations.destructive));
+        annotations.insert("idempotentHint".into(), Value::Bool(self.annotations.idempotent));
+        annotations.insert("openWorldHint".into(), Value::Bool(self.annotations.open_world));
+        tool.insert("annotations".into(), Value::Object(annotations));
+        Value::Object(tool)
+    }
+}
+
+/// The output schema MCP publishes for `spec` (one with an object root), if any. An MCP
+/// server sends `structuredContent` only for tools that have one.
+fn published_output_schema(spec: &ToolSpec) -> Option<&Value> {
+    spec.output_schema.as_ref().filter(|schema| has_object_root(schema))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Annotations;
+
+    fn weather() -> ToolSpec {
+        ToolSpec::new(
+            "get_weather",
+            "Current weather.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "location": {"type": "string", "description": "City."},
+                    "unit": {"$ref": "#/$defs/Unit", "default": "celsius"}
+                },
+                "required": ["location"],
+                "additionalProperties": false,
+                "$defs": {"Unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}
+            }),
+        )
+    }
+
+    fn with_map(strict: bool) -> ToolSpec {
+        ToolSpec::new(
+            "tag",
+            "Tag.",
+            json!({"type": "object", "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}}, "required": ["tags"]}),
+        )
+        .with_strict(strict)
+    }
+
+    #[test]
+    fn openai_chat_is_plain_unless_the_tool_is_strict() {
+        let plain = weather().export(Target::OpenAiChat);
+        assert_eq!(plain["type"], "function");
+        assert_eq!(plain["function"]["name"], "get_weather");
+        assert_eq!(plain["function"]["parameters"], weather().input_schema);
+        assert!(plain["function"].get("strict").is_none());
+
+        let strict = weather().with_strict(true).export(Target::OpenAiChat);
+        assert_eq!(strict["function"]["strict"], true);
+        assert_eq!(strict["function"]["parameters"]["required"], json!(["location", "unit"]));
+        assert_eq!(strict, weather().export(Target::OpenAiChatStrict));
+    }
+
+    #[test]
+    fn responses_always_says_whether_it_is_strict() {
+        let plain = weather().export(Target::OpenAiResponses);
+        assert_eq!(plain["strict"], false);
+        assert_eq!(plain["name"], "get_weather");
+        assert!(plain.get("function").is_none());
+        let strict = weather().with_strict(true).export(Target::OpenAiResponses);
+        assert_eq!(strict["strict"], true);
+        let unit = &strict["parameters"]["properties"]["unit"];
+        assert_eq!(unit["type"], json!("string"), "a defaulted parameter is sent, never null");
+        assert_eq!(unit["description"], json!("Default: \"celsius\"."));
+    }
+
+    #[test]
+    fn a_strict_tool_that_strict_mode_cannot_take_falls_back_except_for_the_strict_target() {
+        let chat = with_map(true).export(Target::OpenAiChat);
+        assert!(chat["function"].get("strict").is_none());
+        assert_eq!(chat["function"]["parameters"], with_map(true).input_schema);
+        assert_eq!(with_map(true).export(Target::OpenAiResponses)["strict"], false);
+        let forced = with_map(false).export(Target::OpenAiChatStrict);
+        assert_eq!(forced["function"]["strict"], true);
+        assert_eq!(forced["function"]["parameters"]["properties"]["tags"]["additionalProperties"], false);
+    }
+
+    #[test]
+    fn anthropic_takes_the_canonical_schema() {
+        let out = weather().export(Target::Anthropic);
+        assert_eq!(
+            out,
+            json!({"name": "get_weather", "description": "Current weather.", "input_schema": weather().input_schema})
+        );
+    }
+
+    #[test]
+    fn gemini_inlines_and_leaves_out_empty_parameters() {
+        let out = weather().export(Target::Gemini);
+        assert_eq!(out["parameters"]["properties"]["unit"]["enum"], json!(["celsius", "fahrenheit"]));
+        assert!(out["parameters"].get("$defs").is_none());
+        let none = ToolSpec::new(
+            "now",
+            "The time.",
+            json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        );
+        assert_eq!(none.export(Target::Gemini), json!({"name": "now", "description": "The time."}));
+    }
+
+    #[test]
+    fn mcp_has_annotations_title_and_only_object_output_schemas() {
+        let annotations = Annotations { read_only: true, idempotent: true, ..Default::default() };
+        let spec = weather()
+            .with_title("Weather")
+            .with_annotations(annotations)
+            .with_output_schema(json!({"type": "object", "properties": {"temp": {"type": "number"}}}));
+        let out = spec.export(Target::Mcp);
+        assert_eq!(out["title"], "Weather");
+        assert_eq!(out["inputSchema"], spec.input_schema);
+        assert_eq!(out["outputSchema"]["properties"]["temp"]["type"], "number");
+        assert_eq!(
+            out["annotations"],
+            json!({"title": "Weather", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
+        );
+        let scalar = weather().with_output_schema(json!({"type": "integer"})).export(Target::Mcp);
+        assert!(scalar.get("outputSchema").is_none());
+        assert!(scalar.get("title").is_none());
+    }
+}

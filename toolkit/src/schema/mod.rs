@@ -1,0 +1,45 @@
+//! Schemas: one canonical JSON Schema per tool, and everything derived from it.
+//!
+//! - [`ToolSpec::export`](crate::ToolSpec::export) gives a tool in a provider's shape
+//!   ([`Target`]): OpenAI Chat Completions (plain or strict), OpenAI Responses,
+//!   Anthropic, Gemini, MCP.
+//! - [`check`] says what a target cannot take of a tool, as [`Incompatibility`]s (tool,
+//!   path, rule), before a provider answers 400.
+//! - [`markdown`] documents a list of tools for people.
+//! - [`render_expected`] renders a tool's arguments on one line for the messages a
+//!   model reads after sending wrong arguments.
+//!
+//! ```
+//! use serde_json::json;
+//! use toolkit::ToolSpec;
+//! use toolkit::schema::{Target, check};
+//!
+//! let spec = ToolSpec::new("echo", "Repeat the text back.", json!({
+//!     "type": "object",
+//!     "properties": {"text": {"type": "string"}},
+//!     "required": ["text"],
+//!     "additionalProperties": false
+//! }));
+//! assert_eq!(spec.expected, "{text: string}");
+//! for target in Target::ALL {
+//!     assert!(check(&spec, target).is_empty());
+//!     assert!(spec.export(target).is_object());
+//! }
+//! ```
+
+pub(crate) mod builder;
+mod check;
+mod example;
+mod export;
+mod gemini;
+mod markdown;
+mod openai;
+mod refs;
+mod render;
+mod target;
+mod walk;
+
+pub use check::{Incompatibility, check, is_valid_name};
+pub use markdown::markdown;
+pub use render::render_expected;
+pub use target::Target;

@@ -1,0 +1,283 @@
+//! One-line, TypeScript-like renderings of schemas: `{location: string, unit?: "c" | "f"}`.
+//! Used in model-facing error messages and in the Markdown docs.
+
+use serde_json::{Map, Value};
+
+use super::refs::Defs;
+
+/// Enums and unions longer than this show their first values and `…`.
+const MAX_ALTERNATIVES: usize = 6;
+/// Objects below the top level show at most this many fields.
+const MAX_NESTED_FIELDS: usize = 8;
+/// References followed on one path before giving up (`any`): a bound for cycles that
+/// never pass through an object.
+const MAX_HOPS: usize = 16;
+
+/// The arguments a tool expects, on one line: the message a model reads after sending
+/// wrong arguments.
+///
+/// Properties not in `required` get `?`; enums are quoted alternatives (long ones cut
+/// with `…`); arrays are `T[]`; a nested type is shown field by field at the first
+/// level and as `object` deeper; maps are `{[key: string]: T}`; nullable values are
+/// `T | null`.
+///
+/// ```
+/// use serde_json::json;
+/// let schema = json!({
+///     "type": "object",
+///     "properties": {
+///         "location": {"type": "string"},
+///         "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+///         "max_results": {"type": ["integer", "null"]}
+///     },
+///     "required": ["location"]
+/// });
+/// assert_eq!(
+///     toolkit::schema::render_expected(&schema),
+///     r#"{location: string, unit?: "celsius" | "fahrenheit", max_results?: integer | null}"#
+/// );
+/// ```
+pub fn render_expected(input_schema: &Value) -> String {
+    Render::new(input_schema).value(input_schema, 0)
+}
+
+/// Renders the subschemas of one schema document (whose `$defs` it resolves).
+pub(crate) struct Render<'a> {
+    defs: Defs<'a>,
+}
+
+/// Where a rendering is: how many objects deep (the root is 0; objects below 1 are
+/// `object`) and how many references it followed.
+#[derive(Clone, Copy)]
+struct At {
+    depth: usize,
+    hops: usize,
+}
+
+impl<'a> Render<'a> {
+    pub(crate) fn new(root: &'a Value) -> Self {
+        Render { defs: Defs::new(root) }
+    }
+
+    /// `schema` rendered as if it sat `depth` objects deep: objects at depth 0 and 1
+    /// are spelled out, deeper ones are `object`.
+    pub(crate) fn value(&self, schema: &Value, depth: usize) -> String {
+        self.render(schema, At { depth, hops: 0 })
+    }
+
+    fn render(&self, schema: &Value, at: At) -> String {
+        let map = match schema {
+            Value::Object(map) => map,
+            Value::Bool(false) => return "never".into(),
+            _ => return "any".into(),
+        };
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            return match self.defs.resolve(reference) {
+                Some(target) if at.hops < MAX_HOPS => self.render(target, At { hops: at.hops + 1, ..at }),
+                _ => "any".into(),
+            };
+        }
+        if let Some(value) = map.get("const") {
+            return value.to_string();
+        }
+        if let Some(Value::Array(values)) = map.get("enum") {
+            return alternatives(values.iter().map(Value::to_string).collect());
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(variants)) = map.get(key) {
+                return alternatives(variants.iter().map(|v| self.render(v, at)).collect());
+            }
+        }
+        if let Some(Value::Array(all)) = map.get("allOf")
+            && let [only] = all.as_slice()
+        {
+            return self.render(only, at);
+        }
+        match map.get("type") {
+            Some(Value::String(kind)) => self.typed(map, kind, at),
+            Some(Value::Array(kinds)) => {
+                alternatives(kinds.iter().filter_map(Value::as_str).map(|kind| self.typed(map, kind, at)).collect())
+            }
+            _ if map.contains_key("properties") => self.typed(map, "object", at),
+            _ => "any".into(),
+        }
+    }
+
+    fn typed(&self, map: &Map<String, Value>, kind: &str, at: At) -> String {
+        match kind {
+            "array" => self.array(map, at),
+            "object" => self.object(map, at),
+            other => other.to_string(),
+        }
+    }
+
+    fn array(&self, map: &Map<String, Value>, at: At) -> String {
+        if let Some(Value::Array(tuple)) = map.get("prefixItems") {
+            let items: Vec<String> = tuple.iter().map(|item| self.render(item, at)).collect();
+            return format!("[{}]", items.join(", "));
+        }
+        let item = map.get("items").map_or_else(|| "any".to_string(), |items| self.render(items, at));
+        if item.contains(" | ") { format!("({item})[]") } else { format!("{item}[]") }
+    }
+
+    fn object(&self, map: &Map<String, Value>, at: At) -> String {
+        let properties = map.get("properties").and_then(Value::as_object).filter(|p| !p.is_empty());
+        let values = map.get("additionalProperties").filter(|v| v.is_object() || v == &&Value::Bool(true));
+        match (properties, values) {
+            // A map is short to spell at any depth; its values count one level deeper.
+            (None, Some(values)) => {
+                format!("{{[key: string]: {}}}", self.render(values, At { depth: at.depth + 1, ..at }))
+            }
+            _ if at.depth > 1 => "object".into(),
+            (Some(properties), _) => self.fields(properties, required(map), at),
+            (None, None) if at.depth == 0 => "{}".into(),
+            (None, None) => "object".into(),
+        }
+    }
+
+    fn fields(&self, properties: &Map<String, Value>, required: Vec<&str>, at: At) -> String {
+        let inner = At { depth: at.depth + 1, ..at };
+        let limit = if at.depth == 0 { usize::MAX } else { MAX_NESTED_FIELDS };
+        let mut fields: Vec<String> = properties
+            .iter()
+            .take(limit)
+            .map(|(name, schema)| {
+                let optional = if required.contains(&name.as_str()) { "" } else { "?" };
+                format!("{}{optional}: {}", field_name(name), self.render(schema, inner))
+            })
+            .collect();
+        if properties.len() > limit {
+            fields.push("…".into());
+        }
+        format!("{{{}}}", fields.join(", "))
+    }
+}
+
+/// The names in an object schema's `required`.
+pub(crate) fn required(map: &Map<String, Value>) -> Vec<&str> {
+    map.get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// `a | b | c`, without repeats, the long ones cut.
+fn alternatives(mut options: Vec<String>) -> String {
+    let mut distinct: Vec<String> = Vec::new();
+    for option in options.drain(..) {
+        if !distinct.contains(&option) {
+            distinct.push(option);
+        }
+    }
+    if distinct.len() > MAX_ALTERNATIVES {
+        distinct.truncate(MAX_ALTERNATIVES - 1);
+        distinct.push("…".into());
+    }
+    if distinct.is_empty() { "never".into() } else { distinct.join(" | ") }
+}
+
+/// A property name as written in a rendering: bare when it is an identifier, quoted
+/// otherwise (`"max-results"`).
+fn field_name(name: &str) -> String {
+    let identifier = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    if identifier { name.to_string() } else { Value::from(name).to_string() }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn renders_the_weather_tool() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "location": {"type": "string"},
+                "unit": {"$ref": "#/$defs/Unit", "default": "celsius"},
+                "max_results": {"type": "integer", "format": "uint32", "minimum": 0}
+            },
+            "required": ["location"],
+            "$defs": {"Unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}
+        });
+        assert_eq!(
+            render_expected(&schema),
+            r#"{location: string, unit?: "celsius" | "fahrenheit", max_results?: integer}"#
+        );
+    }
+
+    #[test]
+    fn resolves_a_reference_one_level_and_says_object_deeper() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"filters": {"$ref": "#/$defs/Filters"}},
+            "required": ["filters"],
+            "$defs": {
+                "Filters": {"type": "object", "properties": {
+                    "a": {"type": "string"},
+                    "b": {"type": "integer"},
+                    "range": {"$ref": "#/$defs/Range"}
+                }, "required": ["a"]},
+                "Range": {"type": "object", "properties": {"from": {"type": "integer"}}}
+            }
+        });
+        assert_eq!(render_expected(&schema), "{filters: {a: string, b?: integer, range?: object}}");
+    }
+
+    #[test]
+    fn arrays_maps_nullables_and_unions() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "modes": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+                "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "note": {"type": ["string", "null"]},
+                "unit": {"anyOf": [{"$ref": "#/$defs/Unit"}, {"type": "null"}]},
+                "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}]},
+                "any": true,
+                "max-results": {"type": "integer"}
+            },
+            "required": ["tags"],
+            "$defs": {"Unit": {"oneOf": [{"const": "c", "description": "C."}, {"const": "f"}]}}
+        });
+        assert_eq!(
+            render_expected(&schema),
+            r#"{tags: string[], modes?: ("a" | "b")[], counts?: {[key: string]: integer}, note?: string | null, unit?: "c" | "f" | null, pair?: [string, number], any?: any, "max-results"?: integer}"#
+        );
+    }
+
+    #[test]
+    fn long_enums_are_cut() {
+        let schema = json!({"type": "object", "properties": {
+            "n": {"type": "string", "enum": ["a", "b", "c", "d", "e", "f", "g", "h"]}
+        }, "required": ["n"]});
+        assert_eq!(render_expected(&schema), r#"{n: "a" | "b" | "c" | "d" | "e" | …}"#);
+    }
+
+    #[test]
+    fn empty_and_odd_schemas_do_not_panic() {
+        assert_eq!(render_expected(&json!({"type": "object", "properties": {}})), "{}");
+        assert_eq!(render_expected(&json!({"type": "object"})), "{}");
+        assert_eq!(render_expected(&json!(null)), "any");
+        assert_eq!(render_expected(&json!({"$ref": "#/$defs/Missing"})), "any");
+        let cycle = json!({"$ref": "#/$defs/A", "$defs": {"A": {"$ref": "#/$defs/A"}}});
+        assert_eq!(render_expected(&cycle), "any");
+    }
+
+    #[test]
+    fn recursive_types_end_in_object() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"tree": {"$ref": "#/$defs/Node"}},
+            "required": ["tree"],
+            "$defs": {"Node": {"type": "object", "properties": {
+                "value": {"type": "integer"},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+            }, "required": ["value", "children"]}}
+        });
+        assert_eq!(render_expected(&schema), "{tree: {value: integer, children: object[]}}");
+    }
+}
