@@ -19,8 +19,8 @@ impl Errors {
         self.0.push(syn::Error::new(span, message));
     }
 
-    pub fn darling(&mut self, error: darling::Error) {
-        self.0.push(error.into());
+    pub fn extend(&mut self, errors: impl IntoIterator<Item = syn::Error>) {
+        self.0.extend(errors);
     }
 
     pub fn is_empty(&self) -> bool {

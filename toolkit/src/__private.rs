@@ -26,7 +26,7 @@ pub use std::vec::Vec;
 pub use crate::call::{CallContext, ErrorKind, Output, ToolCall, ToolError, ToolResult, Violation};
 pub use crate::schema::builder::ArgsSchema;
 pub use crate::tool::{Annotations, Tool, ToolSpec, Validate};
-pub use crate::toolbox::{Dispatch, Env, Toolbox, run};
+pub use crate::toolbox::{Dispatch, Env, Started, Toolbox, run};
 
 // ---- parameters ---------------------------------------------------------------
 
@@ -161,35 +161,6 @@ pub fn output_json<T: ToolOutput>(value: &T) -> Result<Output, ToolError> {
 pub trait ToolErrorType: Display {}
 impl<T: Display + ?Sized> ToolErrorType for T {}
 
-/// Turns a tool's `Err` into a [`ToolError`]: the model reads its `Display`; when it is
-/// a `std::error::Error`, its source chain becomes operator-only detail (autoref
-/// specialization: `(&&ErrProbe(e)).tool_error()`).
-pub struct ErrProbe<E>(pub E);
-
-pub trait ErrViaError {
-    fn tool_error(&self) -> ToolError;
-}
-impl<E: std::error::Error> ErrViaError for &ErrProbe<E> {
-    fn tool_error(&self) -> ToolError {
-        let mut chain = Vec::new();
-        let mut source = self.0.source();
-        while let Some(s) = source {
-            chain.push(s.to_string());
-            source = s.source();
-        }
-        let e = ToolError::new(ErrorKind::ToolFailed, self.0.to_string());
-        if chain.is_empty() { e } else { e.with_detail(chain.join(": ")) }
-    }
-}
-pub trait ErrViaDisplay {
-    fn tool_error(&self) -> ToolError;
-}
-impl<E: ToolErrorType> ErrViaDisplay for ErrProbe<E> {
-    fn tool_error(&self) -> ToolError {
-        ToolError::new(ErrorKind::ToolFailed, self.0.to_string())
-    }
-}
-
 /// Publishes an output schema when the output type implements `JsonSchema`.
 pub struct OutputProbe<T: ?Sized>(pub PhantomData<T>);
 
@@ -314,20 +285,6 @@ impl<T: Text> Text for Option<T> {
     }
 }
 
-pub fn check_minimum<T: Numeric>(field: &'static str, value: &T, min: T::Bound) -> Result<(), Violation> {
-    match value.number() {
-        Some(v) if v < min => Err(Violation { field, rule: format!("must be at least {min} (got {v})") }),
-        _ => Ok(()),
-    }
-}
-
-pub fn check_maximum<T: Numeric>(field: &'static str, value: &T, max: T::Bound) -> Result<(), Violation> {
-    match value.number() {
-        Some(v) if v > max => Err(Violation { field, rule: format!("must be at most {max} (got {v})") }),
-        _ => Ok(()),
-    }
-}
-
 pub fn check_min_length<T: HasLength>(field: &'static str, value: &T, min: usize) -> Result<(), Violation> {
     match value.length() {
         Some(n) if n < min => Err(Violation { field, rule: format!("must have at least {min} {} (got {n})", T::UNIT) }),
@@ -349,11 +306,6 @@ pub fn check_pattern<T: Text>(field: &'static str, value: &T, re: &Regex) -> Res
         }
         _ => Ok(()),
     }
-}
-
-/// The schema keywords of a length constraint on `T` (`minLength` or `minItems`).
-pub fn length_keywords<T: HasLength>() -> (&'static str, &'static str) {
-    T::KEYWORDS
 }
 
 /// Compiles a pattern already checked by the macro at compile time.
@@ -415,9 +367,6 @@ pub fn from_state<'a, T: FromState<'a>>(cx: &CallContext<'a>) -> Result<T, ToolE
     T::from_state(cx)
 }
 
-/// Names the check in the error a non-`Display` error type produces.
-pub fn assert_error_type<E: ToolErrorType>() {}
-
 /// The arguments of a tool whose definition did not compile (see the compile errors).
 #[derive(serde::Deserialize)]
 pub struct NoArgs {}
@@ -441,4 +390,136 @@ pub fn placeholder_spec() -> &'static ToolSpec {
 
 pub fn placeholder_error() -> ToolError {
     ToolError::new(ErrorKind::Unavailable, "this tool is not available")
+}
+
+// ---- one mistake, one error (added with the `tests/ui` suite) --------------------
+//
+// Each item below exists so that a mistake the macros cannot see syntactically fails
+// with exactly one error at the user's token, instead of that error plus follow-on
+// errors from the same cause.
+
+/// `minimum` with the bound's type inferred from the parameter through `Numeric<Bound = B>`
+/// rather than the projection `T::Bound`, which fails a second time when `T` is not a
+/// number.
+#[inline]
+pub fn check_min<T: Numeric<Bound = B>, B>(field: &'static str, value: &T, min: B) -> Result<(), Violation>
+where
+    B: PartialOrd + Display,
+{
+    match value.number() {
+        Some(v) if v < min => Err(Violation { field, rule: format!("must be at least {min} (got {v})") }),
+        _ => Ok(()),
+    }
+}
+
+/// `maximum`; see [`check_min`].
+#[inline]
+pub fn check_max<T: Numeric<Bound = B>, B>(field: &'static str, value: &T, max: B) -> Result<(), Violation>
+where
+    B: PartialOrd + Display,
+{
+    match value.number() {
+        Some(v) if v > max => Err(Violation { field, rule: format!("must be at most {max} (got {v})") }),
+        _ => Ok(()),
+    }
+}
+
+/// The one check that a tool's error type is `Display`, spanned at the error type (or at
+/// the whole return type, for a `Result` alias that hides it).
+#[inline]
+pub fn check_error<E: ToolErrorType + ?Sized>(_: &E) {}
+
+/// Turns a tool's `Err` into a [`ToolError`] by autoref specialization, used as
+/// `(&&&ErrorProbe(e)).tool_error()`: the model reads the error's `Display`; when it is
+/// a `std::error::Error`, its source chain becomes operator-only detail; an error type
+/// that is not even `Display` (already reported once by [`check_error`]) still resolves,
+/// so the mistake is not reported a second time.
+pub struct ErrorProbe<E>(pub E);
+
+pub trait ErrorViaError {
+    fn tool_error(&self) -> ToolError;
+}
+impl<E: std::error::Error> ErrorViaError for &&ErrorProbe<E> {
+    fn tool_error(&self) -> ToolError {
+        let mut chain = Vec::new();
+        let mut source = self.0.source();
+        while let Some(s) = source {
+            chain.push(s.to_string());
+            source = s.source();
+        }
+        let e = ToolError::new(ErrorKind::ToolFailed, self.0.to_string());
+        if chain.is_empty() { e } else { e.with_detail(chain.join(": ")) }
+    }
+}
+pub trait ErrorViaDisplay {
+    fn tool_error(&self) -> ToolError;
+}
+impl<E: ToolErrorType> ErrorViaDisplay for &ErrorProbe<E> {
+    fn tool_error(&self) -> ToolError {
+        ToolError::new(ErrorKind::ToolFailed, self.0.to_string())
+    }
+}
+pub trait ErrorViaNothing {
+    fn tool_error(&self) -> ToolError;
+}
+impl<E> ErrorViaNothing for ErrorProbe<E> {
+    fn tool_error(&self) -> ToolError {
+        ToolError::new(ErrorKind::ToolFailed, "the tool failed")
+    }
+}
+
+/// The handle of a `#[tool]` function, as `toolbox!` names it (by the function's path).
+///
+/// Implemented by each expansion, never by a blanket impl: for a path that is not a tool,
+/// `listed::<T>()` fails once and its type is left unknown, so nothing else in the
+/// `toolbox!` expansion reports the same mistake again.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "not a tool",
+    note = "`toolbox!` lists `#[tool]` functions by name (`get_weather`) and `#[tool]` methods of an `Arc` value (`store.read_file`): put `#[tool]` on the function"
+)]
+pub trait Listable {
+    type Handle: Tool;
+    const HANDLE: Self::Handle;
+}
+
+#[inline]
+pub const fn listed<T: Listable>() -> T::Handle {
+    T::HANDLE
+}
+
+#[inline]
+pub const fn tool_name<T: Tool>(_: &T) -> &'static str {
+    T::NAME
+}
+
+/// What `#[tools]` gives a method of its block that is not marked `#[tool]`, so that
+/// listing it in `toolbox!` says so (see [`MethodTool`]).
+pub struct UnmarkedMethod;
+
+/// The handle of a `#[tool]` method, as `toolbox!` reaches it (`value.method`).
+/// Implemented by each expansion, never by a blanket impl (see [`Listable`]).
+#[diagnostic::on_unimplemented(
+    message = "this method is not a tool",
+    label = "not marked `#[tool]`",
+    note = "mark the method `#[tool]` in its `#[tools]` impl block to list it in `toolbox!`"
+)]
+pub trait MethodTool {
+    type Handle: Tool;
+    fn handle(self) -> Self::Handle;
+}
+
+#[inline]
+pub fn method_tool<T: MethodTool>(accessor: T) -> T::Handle {
+    accessor.handle()
+}
+
+/// The `invoke` of a sync tool: its `invoke_now` always runs the tool.
+#[inline]
+pub fn finished<A>(outcome: Result<Result<Output, ToolError>, A>) -> Result<Output, ToolError> {
+    match outcome {
+        Ok(outcome) => outcome,
+        Err(_) => Err(ToolError::new(ErrorKind::Unavailable, "this tool is not available")
+            .with_detail("a sync tool's `invoke_now` gave its arguments back")),
+    }
 }

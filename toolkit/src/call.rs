@@ -222,11 +222,13 @@ pub struct Output {
 
 impl Output {
     /// Plain text, sent as is.
+    #[inline]
     pub fn text(text: impl Into<String>) -> Self {
         Output { text: text.into(), json: false }
     }
 
     /// A value sent as JSON text.
+    #[inline]
     pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<Self, ToolError> {
         match serde_json::to_string(value) {
             Ok(text) => Ok(Output { text, json: true }),
@@ -239,6 +241,7 @@ impl Output {
     }
 
     /// The output of a tool that returns `()`.
+    #[inline]
     pub fn unit() -> Self {
         Output { text: String::from("ok"), json: false }
     }
@@ -254,6 +257,7 @@ impl Output {
     }
 
     /// The model-visible text, owned.
+    #[inline]
     pub fn into_string(self) -> String {
         self.text
     }
@@ -316,6 +320,7 @@ pub struct CallContext<'a> {
 
 impl<'a> CallContext<'a> {
     /// A context for one call.
+    #[inline]
     pub fn new(call_id: &'a str, spec: &'a ToolSpec, state: &'a State) -> Self {
         CallContext { call_id, spec, state }
     }

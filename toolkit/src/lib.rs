@@ -29,7 +29,8 @@
 //! # }
 //! ```
 //!
-//! See the repository's README and `DESIGN.md` for the whole picture.
+//! See the repository README for the whole picture: what a tool may take and return,
+//! the errors a model gets back, the schema targets, and the measured dispatch cost.
 #![deny(missing_docs)]
 
 extern crate self as toolkit;
@@ -59,3 +60,7 @@ pub mod prelude {
     };
 }
 
+/// The README's Rust examples, compiled and run as doc tests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

@@ -152,6 +152,25 @@ pub trait Tool: Send + Sync + 'static {
         args: Self::Args,
         cx: &'a CallContext<'a>,
     ) -> impl Future<Output = Result<Output, ToolError>> + Send + 'a;
+
+    /// Whether [`invoke_now`](Tool::invoke_now) runs the tool (`#[tool]` sets it for sync
+    /// functions that are not `blocking`): such a call needs no future at all.
+    #[doc(hidden)]
+    const RUNS_NOW: bool = false;
+
+    /// Runs a tool that never waits at once, with no future to box: `#[tool]` implements
+    /// it for sync functions that are not `blocking`. Async tools give the arguments back
+    /// (the default) and are run through [`invoke`](Tool::invoke).
+    #[doc(hidden)]
+    #[inline]
+    fn invoke_now<'a>(
+        &'a self,
+        args: Self::Args,
+        cx: &'a CallContext<'a>,
+    ) -> Result<Result<Output, ToolError>, Self::Args> {
+        let _ = cx;
+        Err(args)
+    }
 }
 
 /// Checks that a parsed argument struct satisfies the constraints declared with

@@ -3,12 +3,14 @@
 
 use std::fmt;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use futures_util::future::BoxFuture;
-use futures_util::{FutureExt, StreamExt};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -25,7 +27,6 @@ use crate::tool::{Tool, ToolSpec, Validate};
 /// assert_eq!(tools.limits().concurrency, 8);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct Limits {
     /// The largest arguments string accepted, in bytes (default 1 MiB).
     pub max_argument_bytes: usize,
@@ -121,13 +122,24 @@ pub struct Env<'a> {
     state: &'a State,
 }
 
+/// How a call was started: a sync tool has already run; anything else runs in the one
+/// boxed future of the call.
+#[doc(hidden)]
+pub enum Started<'a> {
+    /// The outcome is known (a sync tool ran, or the arguments were refused).
+    Done(Result<Output, ToolError>),
+    /// The tool is running.
+    Running(BoxFuture<'a, Result<Output, ToolError>>),
+}
+
 /// A table of tools known at compile time; implemented by `toolbox!`.
 #[doc(hidden)]
 pub trait Dispatch: Send + Sync + 'static {
     /// The specs, in declaration order.
     fn specs(&self) -> Vec<&'static ToolSpec>;
-    /// Starts the call if a tool of this table has its name; gives it back otherwise.
-    fn dispatch<'a>(&'a self, call: ToolCall, env: Env<'a>) -> Result<BoxFuture<'a, ToolResult>, ToolCall>;
+    /// Starts the call if a tool of this table has its name. A running future borrows
+    /// the call, so it stays small and the caller keeps the id and name for the result.
+    fn dispatch<'a>(&'a self, call: &'a ToolCall, env: Env<'a>) -> Option<Started<'a>>;
 }
 
 /// A table with no tools (the static part of [`Toolbox::new`]).
@@ -137,15 +149,15 @@ impl Dispatch for NoTools {
     fn specs(&self) -> Vec<&'static ToolSpec> {
         Vec::new()
     }
-    fn dispatch<'a>(&'a self, call: ToolCall, _env: Env<'a>) -> Result<BoxFuture<'a, ToolResult>, ToolCall> {
-        Err(call)
+    fn dispatch<'a>(&'a self, _call: &'a ToolCall, _env: Env<'a>) -> Option<Started<'a>> {
+        None
     }
 }
 
 /// A tool added at run time, static or dynamic, behind one interface.
 trait Erased: Send + Sync + 'static {
     fn spec(&self) -> &ToolSpec;
-    fn run<'a>(&'a self, call: ToolCall, env: Env<'a>) -> BoxFuture<'a, ToolResult>;
+    fn run<'a>(&'a self, call: &'a ToolCall, env: Env<'a>) -> Started<'a>;
 }
 
 struct StaticTool<T>(T);
@@ -154,8 +166,8 @@ impl<T: Tool> Erased for StaticTool<T> {
     fn spec(&self) -> &ToolSpec {
         T::spec()
     }
-    fn run<'a>(&'a self, call: ToolCall, env: Env<'a>) -> BoxFuture<'a, ToolResult> {
-        Box::pin(run(&self.0, call, env))
+    fn run<'a>(&'a self, call: &'a ToolCall, env: Env<'a>) -> Started<'a> {
+        run(&self.0, call, env)
     }
 }
 
@@ -165,19 +177,13 @@ impl<D: DynTool> Erased for Dynamic<D> {
     fn spec(&self) -> &ToolSpec {
         self.0.spec()
     }
-    fn run<'a>(&'a self, call: ToolCall, env: Env<'a>) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let ToolCall { id, name, arguments } = call;
+    fn run<'a>(&'a self, call: &'a ToolCall, env: Env<'a>) -> Started<'a> {
+        Started::Running(Box::pin(async move {
             let spec = self.0.spec();
-            let outcome = match parse_object(&arguments, spec, env.limits) {
-                Ok(args) => {
-                    let cx = CallContext::new(&id, spec, env.state);
-                    guard(self.0.call(args, cx), spec, env.limits).await
-                }
-                Err(e) => Err(e),
-            };
-            finish(id, name, outcome)
-        })
+            let args = parse_object(&call.arguments, spec, env.limits)?;
+            let cx = CallContext::new(&call.id, spec, env.state);
+            Guard::new(self.0.call(args, cx), spec, env.limits).await
+        }))
     }
 }
 
@@ -293,18 +299,27 @@ impl Toolbox {
 
     /// Executes one call. Never panics; always returns exactly one result for the call's
     /// id. Tools that declare a timeout, and blocking tools, need a Tokio runtime.
-    pub async fn call(&self, call: ToolCall) -> ToolResult {
+    // Not an `async fn`: its future would hold the `ToolCall` twice (the argument and
+    // the local it is moved to), 176 bytes instead of 104, copied on every move.
+    #[allow(clippy::manual_async_fn)]
+    pub fn call(&self, call: ToolCall) -> impl Future<Output = ToolResult> + Send + '_ {
+        async move {
+            let outcome = match self.start(&call) {
+                Started::Done(outcome) => outcome,
+                Started::Running(running) => running.await,
+            };
+            finish(call, outcome)
+        }
+    }
+
+    fn start<'a>(&'a self, call: &'a ToolCall) -> Started<'a> {
         let env = Env { limits: &self.limits, state: &self.state };
-        let call = match self.table.dispatch(call, env) {
-            Ok(running) => return running.await,
-            Err(call) => call,
-        };
-        match self.extra.iter().find(|t| t.spec().name == call.name) {
-            Some(tool) => tool.run(call, env).await,
-            None => {
-                let error = unknown_tool(&call.name, &self.names());
-                ToolResult::failed(call.id, call.name, error)
-            }
+        match self.table.dispatch(call, env) {
+            Some(started) => started,
+            None => match self.extra.iter().find(|t| t.spec().name == call.name) {
+                Some(tool) => tool.run(call, env),
+                None => Started::Done(Err(unknown_tool(&call.name, &self.names()))),
+            },
         }
     }
 
@@ -334,49 +349,104 @@ impl Toolbox {
     }
 }
 
-/// Runs one call of a compile-time tool: parse, validate, invoke under the panic guard
-/// and the timeout, and shape the result. Monomorphized per tool.
+/// Starts one call of a compile-time tool. A sync tool is parsed and run at once, under
+/// the panic guard, with no future at all; any other tool runs in the one boxed future of
+/// the call, which parses its arguments itself (so they are built in place, not moved).
+/// Monomorphized per tool; the future only borrows the call.
 #[doc(hidden)]
-pub async fn run<T: Tool>(tool: &T, call: ToolCall, env: Env<'_>) -> ToolResult {
-    let ToolCall { id, name, arguments } = call;
-    let spec = T::spec();
-    let outcome = match parse_args::<T::Args>(&arguments, spec, env.limits) {
-        Ok(args) => {
-            let cx = CallContext::new(&id, spec, env.state);
-            guard(tool.invoke(args, &cx), spec, env.limits).await
-        }
-        Err(e) => Err(e),
-    };
-    finish(id, name, outcome)
+#[inline]
+pub fn run<'a, T: Tool>(tool: &'a T, call: &'a ToolCall, env: Env<'a>) -> Started<'a> {
+    if T::RUNS_NOW {
+        return Started::Done(run_now(tool, call, env));
+    }
+    // Allocated first and written in place: `Box::pin(run_async(..))` would build the
+    // future on the stack and copy it to the heap.
+    let boxed = Box::write(Box::new_uninit(), run_async(tool, call, env));
+    Started::Running(Box::into_pin(boxed))
 }
 
-fn finish(id: String, name: String, outcome: Result<Output, ToolError>) -> ToolResult {
+#[inline]
+fn run_now<T: Tool>(tool: &T, call: &ToolCall, env: Env<'_>) -> Result<Output, ToolError> {
+    let spec = T::spec();
+    let args = parse_args::<T::Args>(&call.arguments, spec, env.limits)?;
+    let cx = CallContext::new(&call.id, spec, env.state);
+    match catch_unwind(AssertUnwindSafe(|| tool.invoke_now(args, &cx))) {
+        Ok(outcome) => crate::__private::finished(outcome),
+        Err(payload) => Err(panicked(&spec.name, payload.as_ref())),
+    }
+}
+
+async fn run_async<T: Tool>(tool: &T, call: &ToolCall, env: Env<'_>) -> Result<Output, ToolError> {
+    let spec = T::spec();
+    let args = parse_args::<T::Args>(&call.arguments, spec, env.limits)?;
+    let cx = CallContext::new(&call.id, spec, env.state);
+    Guard::new(tool.invoke(args, &cx), spec, env.limits).await
+}
+
+#[inline]
+fn finish(call: ToolCall, outcome: Result<Output, ToolError>) -> ToolResult {
+    let ToolCall { id, name, .. } = call;
     match outcome {
         Ok(output) => ToolResult { call_id: id, name, content: output.into_string(), error: None },
         Err(error) => ToolResult::failed(id, name, error),
     }
 }
 
-/// Runs a tool's future so that a panic or an overrun becomes an error result.
-async fn guard<F>(fut: F, spec: &ToolSpec, limits: &Limits) -> Result<Output, ToolError>
-where
-    F: Future<Output = Result<Output, ToolError>>,
-{
-    let timeout = spec.timeout.or(limits.default_timeout);
-    // The timer is created inside the guarded block: without a Tokio runtime its
-    // creation panics, and that too must end as a result, not a crash.
-    let guarded = AssertUnwindSafe(async move {
-        match timeout {
-            None => Some(fut.await),
-            Some(limit) => tokio::time::timeout(limit, fut).await.ok(),
+pin_project_lite::pin_project! {
+    /// Runs a tool's future so that a panic or an overrun becomes an error result.
+    ///
+    /// One hand-written future rather than nested async blocks: a tool that finishes on
+    /// its first poll never touches the clock or the timer, and the future that is boxed
+    /// per call stays small. With a timeout, the deadline counts from the first poll and
+    /// the timer is created only if the tool has to wait.
+    struct Guard<'s, F> {
+        #[pin]
+        fut: F,
+        spec: &'s ToolSpec,
+        limit: Option<Duration>,
+        started: Option<tokio::time::Instant>,
+        timer: Option<Pin<Box<tokio::time::Sleep>>>,
+    }
+}
+
+impl<'s, F> Guard<'s, F> {
+    #[inline]
+    fn new(fut: F, spec: &'s ToolSpec, limits: &Limits) -> Self {
+        Guard { fut, spec, limit: spec.timeout.or(limits.default_timeout), started: None, timer: None }
+    }
+}
+
+impl<F: Future<Output = Result<Output, ToolError>>> Future for Guard<'_, F> {
+    type Output = Result<Output, ToolError>;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let Some(limit) = *this.limit else {
+            return match catch_unwind(AssertUnwindSafe(|| this.fut.poll(cx))) {
+                Ok(poll) => poll,
+                Err(payload) => Poll::Ready(Err(panicked(&this.spec.name, payload.as_ref()))),
+            };
+        };
+        // Everything that touches the timer runs under the guard too: without a Tokio
+        // runtime (or with its timer disabled) creating one panics, and that must end as
+        // a result, not a crash.
+        let (started, timer, fut, spec) = (this.started, this.timer, this.fut, *this.spec);
+        let polled = catch_unwind(AssertUnwindSafe(|| {
+            let start = *started.get_or_insert_with(tokio::time::Instant::now);
+            if let Poll::Ready(out) = fut.poll(cx) {
+                return Poll::Ready(out);
+            }
+            let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(start + limit)));
+            match timer.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Err(timed_out(spec, limit))),
+                Poll::Pending => Poll::Pending,
+            }
+        }));
+        match polled {
+            Ok(poll) => poll,
+            Err(payload) => Poll::Ready(Err(panicked(&spec.name, payload.as_ref()))),
         }
-    })
-    .catch_unwind()
-    .await;
-    match guarded {
-        Ok(Some(outcome)) => outcome,
-        Ok(None) => Err(timed_out(spec, timeout.unwrap_or_default())),
-        Err(payload) => Err(panicked(&spec.name, payload.as_ref())),
     }
 }
 
@@ -408,14 +478,55 @@ fn unknown_tool(name: &str, available: &[&str]) -> ToolError {
     let message = if available.is_empty() {
         format!("unknown tool `{name}`: no tools are available")
     } else {
-        format!("unknown tool `{name}`; available tools: {list}")
+        match closest(name, available) {
+            Some(near) => format!("unknown tool `{name}`; did you mean `{near}`? Available tools: {list}"),
+            None => format!("unknown tool `{name}`; available tools: {list}"),
+        }
     };
     ToolError::new(ErrorKind::UnknownTool, message)
 }
 
+/// The available name nearest to `name`, if it is a plausible typo (edit distance at most
+/// a third of the name's length).
+fn closest<'a>(name: &str, available: &[&'a str]) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    available
+        .iter()
+        .map(|c| (edit_distance(name, c), *c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(row[j]).min(cur) };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
 /// The checks every arguments string goes through before it is deserialized: size,
 /// emptiness, and an object root (serde would otherwise read `["a", 1]` positionally).
+#[inline]
 fn precheck<'s>(raw: &'s str, spec: &ToolSpec, limits: &Limits) -> Result<&'s str, ToolError> {
+    // The usual case, `{` first and within the limit, without a call.
+    if raw.len() <= limits.max_argument_bytes && raw.as_bytes().first() == Some(&b'{') {
+        return Ok(raw);
+    }
+    precheck_slow(raw, spec, limits)
+}
+
+#[cold]
+#[inline(never)]
+fn precheck_slow<'s>(raw: &'s str, spec: &ToolSpec, limits: &Limits) -> Result<&'s str, ToolError> {
     if raw.len() > limits.max_argument_bytes {
         return Err(ToolError::new(
             ErrorKind::ArgumentsTooLarge,
@@ -431,7 +542,7 @@ fn precheck<'s>(raw: &'s str, spec: &ToolSpec, limits: &Limits) -> Result<&'s st
         None if spec.takes_no_arguments() => Ok("{}"),
         None => Err(ToolError::new(
             ErrorKind::EmptyArguments,
-            format!("the arguments are empty; send a JSON object: {}", spec.expected),
+            format!("the arguments are empty; expected {}", spec.expected),
         )),
         Some(_) => Err(not_an_object(raw, spec)),
     }
@@ -457,14 +568,22 @@ fn not_an_object(raw: &str, spec: &ToolSpec) -> ToolError {
 }
 
 fn malformed(e: serde_json::Error, spec: &ToolSpec) -> ToolError {
+    if e.to_string().starts_with("recursion limit exceeded") {
+        return ToolError::new(
+            ErrorKind::MalformedJson,
+            format!("the arguments are nested too deeply (more than 128 levels); expected {}", spec.expected),
+        )
+        .with_detail(e.to_string());
+    }
     ToolError::new(
         ErrorKind::MalformedJson,
-        format!("the arguments are not valid JSON ({e}); send a JSON object: {}", spec.expected),
+        format!("the arguments are not valid JSON ({e}); expected {}", spec.expected),
     )
     .with_detail(e.to_string())
 }
 
 /// Parses arguments straight into the tool's struct, then checks its constraints.
+#[inline]
 pub(crate) fn parse_args<A: DeserializeOwned + Validate>(
     raw: &str,
     spec: &ToolSpec,

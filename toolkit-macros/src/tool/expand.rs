@@ -1,18 +1,44 @@
 //! Code generation for one tool. Infallible: every rule was checked by `model`.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
+use syn::Attribute;
 use syn::spanned::Spanned;
 
 use super::model::{Arg, DefaultValue, OutputKind, ParamKind, Site, ToolModel};
 
 /// The companion items of a tool: argument struct, handle, `Tool` impl (and for a
-/// method, the accessor `toolbox!` uses).
+/// method, the accessor `toolbox!` uses). Each carries the function's `#[cfg]`s.
 pub fn companions(m: &ToolModel) -> TokenStream {
     let args = args_struct(m);
     let handle = handle(m);
     let tool_impl = tool_impl(m);
     quote! { #args #handle #tool_impl }
+}
+
+/// Moves every token to `span`'s location, keeping its hygiene: a trait-bound failure
+/// inside a hidden check is then reported at the user's token (a parameter's type, the
+/// return type) instead of at `#[tool]`.
+pub fn located_at(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Group(g) => {
+                let mut moved = Group::new(g.delimiter(), located_at(g.stream(), span));
+                moved.set_span(g.span().located_at(span));
+                TokenTree::Group(moved)
+            }
+            mut other => {
+                other.set_span(other.span().located_at(span));
+                other
+            }
+        })
+        .collect()
+}
+
+/// `#[cfg(...)]` attributes to repeat on a generated item.
+fn cfg_attrs(cfgs: &[Attribute]) -> TokenStream {
+    quote!(#(#cfgs)*)
 }
 
 fn default_fn_ident(binding: &syn::Ident) -> syn::Ident {
@@ -26,6 +52,7 @@ fn args_struct(m: &ToolModel) -> TokenStream {
     let serde_crate = format!("{}::__private::serde", quote!(#krate)).replace(' ', "");
     let fn_name = m.fn_ident.to_string();
     let doc = format!("The arguments of the [`{fn_name}`] tool, parsed from the model's JSON.");
+    let cfg = cfg_attrs(&m.cfgs);
     let mut fields = Vec::new();
     let mut defaults = Vec::new();
     let mut checks = Vec::new();
@@ -34,6 +61,7 @@ fn args_struct(m: &ToolModel) -> TokenStream {
         let binding = &p.binding;
         let ty = &p.ty;
         let wire = &a.wire;
+        let param_cfg = cfg_attrs(&p.cfgs);
         let de_with =
             syn::LitStr::new(&format!("{serde_crate}::de_param").replace("serde::de_param", "de_param"), ty.span());
         let mut serde_attrs = vec![quote!(rename = #wire), quote!(deserialize_with = #de_with)];
@@ -49,6 +77,7 @@ fn args_struct(m: &ToolModel) -> TokenStream {
                 DefaultValue::Expr(e) => quote!(#e),
             };
             defaults.push(quote! {
+                #param_cfg
                 #[doc(hidden)]
                 fn #f() -> #ty { #value }
             });
@@ -63,26 +92,29 @@ fn args_struct(m: &ToolModel) -> TokenStream {
             }
         };
         fields.push(quote! {
+            #param_cfg
             #field_doc
             #[serde(#(#serde_attrs),*)]
             pub #binding: #ty,
         });
-        checks.extend(constraint_checks(m, binding, a));
+        checks.extend(constraint_checks(m, binding, ty, a).into_iter().map(|c| quote!(#param_cfg #c)));
     }
     let defaults = if defaults.is_empty() {
         quote!()
     } else {
-        quote! { #[allow(non_snake_case)] impl #ident { #(#defaults)* } }
+        quote! { #cfg #[allow(non_snake_case)] impl #ident { #(#defaults)* } }
     };
     quote! {
+        #cfg
         #[doc = #doc]
         #[derive(#krate::__private::serde::Deserialize)]
         #[serde(crate = #serde_crate, deny_unknown_fields)]
-        #[allow(non_camel_case_types, dead_code)]
+        #[allow(non_camel_case_types, dead_code, missing_docs)]
         #vis struct #ident {
             #(#fields)*
         }
         #defaults
+        #cfg
         impl #krate::__private::Validate for #ident {
             #[inline]
             fn validate(&self) -> #krate::__private::Result<(), #krate::__private::Violation> {
@@ -93,59 +125,120 @@ fn args_struct(m: &ToolModel) -> TokenStream {
     }
 }
 
-fn constraint_checks(m: &ToolModel, binding: &syn::Ident, a: &Arg) -> Vec<TokenStream> {
+/// The runtime checks of `minimum`, `maximum`, `min_length`, `max_length` and `pattern`.
+/// Each is located at the parameter's type, so a constraint that does not fit the type
+/// ("`pattern` applies to strings, not to `u32`") is reported there, once.
+fn constraint_checks(m: &ToolModel, binding: &syn::Ident, ty: &syn::Type, a: &Arg) -> Vec<TokenStream> {
     let krate = &m.krate;
     let wire = &a.wire;
+    let at = ty.span();
+    let check = |f: &str, bound: TokenStream| {
+        let f = format_ident!("{}", f);
+        let path = located_at(quote!(#krate::__private::#f), at);
+        let value = located_at(quote!(&self.#binding), at);
+        quote!(#path(#wire, #value, #bound)?;)
+    };
     let mut out = Vec::new();
     if let Some(e) = &a.minimum {
-        out.push(quote_spanned!(e.span()=> #krate::__private::check_minimum(#wire, &self.#binding, #e)?;));
+        out.push(check("check_min", quote!(#e)));
     }
     if let Some(e) = &a.maximum {
-        out.push(quote_spanned!(e.span()=> #krate::__private::check_maximum(#wire, &self.#binding, #e)?;));
+        out.push(check("check_max", quote!(#e)));
     }
     if let Some(n) = &a.min_length {
-        out.push(quote_spanned!(n.span()=> #krate::__private::check_min_length(#wire, &self.#binding, #n)?;));
+        out.push(check("check_min_length", quote!(#n)));
     }
     if let Some(n) = &a.max_length {
-        out.push(quote_spanned!(n.span()=> #krate::__private::check_max_length(#wire, &self.#binding, #n)?;));
+        out.push(check("check_max_length", quote!(#n)));
     }
     if let Some(p) = &a.pattern {
-        out.push(quote_spanned!(p.span()=> {
-            static RE: #krate::__private::LazyLock<#krate::__private::Regex> =
+        let call = check("check_pattern", quote!(&__TOOLKIT_RE));
+        out.push(quote!({
+            static __TOOLKIT_RE: #krate::__private::LazyLock<#krate::__private::Regex> =
                 #krate::__private::LazyLock::new(|| #krate::__private::regex(#p));
-            #krate::__private::check_pattern(#wire, &self.#binding, &RE)?;
+            #call
         }));
     }
     out
+}
+
+/// The handle of a free tool: a braced struct named like the function (types and
+/// functions live in different namespaces), listable in `toolbox!`.
+fn free_handle(krate: &TokenStream, cfg: &TokenStream, vis: &syn::Visibility, ident: &syn::Ident) -> TokenStream {
+    quote! {
+        #cfg
+        #[allow(non_camel_case_types, dead_code)]
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+        #vis struct #ident {}
+        #cfg
+        impl #krate::__private::Listable for #ident {
+            type Handle = Self;
+            const HANDLE: Self = #ident {};
+        }
+    }
 }
 
 fn handle(m: &ToolModel) -> TokenStream {
     let vis = &m.vis;
     let ident = &m.handle_ident;
     let name = &m.name;
+    let cfg = cfg_attrs(&m.cfgs);
     match &m.site {
         Site::Free => {
             let doc = format!("The `{name}` tool, for `toolbox![...]`; the function stays callable as written.");
+            let handle = free_handle(&m.krate, &cfg, vis, ident);
             quote! {
                 #[doc = #doc]
-                #[allow(non_camel_case_types, dead_code)]
-                #[derive(Clone, Copy, Debug, Default)]
-                #vis struct #ident {}
+                #handle
             }
         }
-        Site::Method { self_ty, .. } => {
-            let accessor = format_ident!("__toolkit_tool_{}", super::model::unraw(&m.fn_ident));
-            quote! {
-                #[doc(hidden)]
-                #[allow(non_camel_case_types, dead_code)]
-                #vis struct #ident(::std::sync::Arc<#self_ty>);
-                #[allow(non_snake_case)]
-                impl #self_ty {
-                    #[doc(hidden)]
-                    #vis fn #accessor(self: ::std::sync::Arc<Self>) -> #ident {
-                        #ident(self)
-                    }
-                }
+        Site::Method { self_ty, .. } => method_handle(
+            &m.krate,
+            &cfg,
+            vis,
+            ident,
+            self_ty,
+            &m.fn_ident,
+            quote!((::std::sync::Arc<#self_ty>)),
+            quote!(#ident(self)),
+        ),
+    }
+}
+
+/// The handle of a method tool (`declared` is its fields: the shared value, or none for
+/// a placeholder), its `MethodTool` impl, and the accessor `toolbox!` calls on an
+/// `Arc<Self>` (`store.read_file` → `store.__toolkit_tool_read_file()`).
+#[allow(clippy::too_many_arguments)]
+fn method_handle(
+    krate: &TokenStream,
+    cfg: &TokenStream,
+    vis: &syn::Visibility,
+    handle: &syn::Ident,
+    self_ty: &syn::Type,
+    fn_ident: &syn::Ident,
+    declared: TokenStream,
+    construct: TokenStream,
+) -> TokenStream {
+    let accessor = format_ident!("__toolkit_tool_{}", super::model::unraw(fn_ident));
+    quote! {
+        #cfg
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #handle #declared;
+        #cfg
+        impl #krate::__private::MethodTool for #handle {
+            type Handle = Self;
+            #[inline]
+            fn handle(self) -> Self {
+                self
+            }
+        }
+        #cfg
+        #[allow(non_snake_case)]
+        impl #self_ty {
+            #[doc(hidden)]
+            #vis fn #accessor(self: ::std::sync::Arc<Self>) -> #handle {
+                #construct
             }
         }
     }
@@ -201,7 +294,9 @@ fn spec_body(m: &ToolModel) -> TokenStream {
             constraints.push(quote!(("pattern", #p::serde_json::json!(#pat))));
         }
         let param_call = quote_spanned!(ty.span()=> __schema.param::<#ty>);
+        let param_cfg = cfg_attrs(&param.cfgs);
         params.push(quote! {
+            #param_cfg
             #param_call(#wire, #p::Some(#docs), #presence, #p::vec![#(#constraints),*]);
         });
     }
@@ -257,18 +352,22 @@ fn convert(m: &ToolModel, kind: &OutputKind, value: TokenStream) -> TokenStream 
     match kind {
         OutputKind::Unit => quote!({ let () = #value; #p::Ok(#p::Output::unit()) }),
         OutputKind::Text => quote!(#p::Ok(#p::Output::text(#value))),
-        OutputKind::Json(ty) => quote_spanned!(ty.span()=> #p::output_json(&#value)),
+        OutputKind::Json(ty) => located_at(quote!(#p::output_json(&#value)), ty.span()),
         OutputKind::Result { ok, err } => {
             let ok_conv = convert(m, ok, quote!(__toolkit_ok));
-            let err_check = err.as_ref().map(|e| quote_spanned!(e.span()=> let _ = #p::assert_error_type::<#e>;));
+            // The one place a non-`Display` error type is reported: at `E`, or at the
+            // return type when an alias (`io::Result<T>`) hides it. The probe below has
+            // a silent fallback so it does not report the same mistake again.
+            let at = err.as_ref().map_or(m.output_span, |e| e.span());
+            let err_check = located_at(quote!(#p::check_error(&__toolkit_err);), at);
             quote! {
                 match #value {
                     #p::Ok(__toolkit_ok) => #ok_conv,
                     #p::Err(__toolkit_err) => {
                         #err_check
                         #[allow(unused_imports)]
-                        use #p::{ErrViaDisplay as _, ErrViaError as _};
-                        #p::Err((&&#p::ErrProbe(__toolkit_err)).tool_error())
+                        use #p::{ErrorViaDisplay as _, ErrorViaError as _, ErrorViaNothing as _};
+                        #p::Err((&&&#p::ErrorProbe(__toolkit_err)).tool_error())
                     }
                 }
             }
@@ -285,19 +384,34 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
     let fn_ident = &m.fn_ident;
     let spec = spec_body(m);
 
-    let arg_bindings: Vec<_> =
-        m.params.iter().filter(|p| matches!(p.kind, ParamKind::Arg(_))).map(|p| &p.binding).collect();
+    let arg_bindings: Vec<_> = m
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Arg(_)))
+        .map(|p| {
+            let (cfg, b) = (cfg_attrs(&p.cfgs), &p.binding);
+            quote!(#cfg #b)
+        })
+        .collect();
     let mut injections = Vec::new();
     let mut call_args = Vec::new();
     for param in &m.params {
         let b = &param.binding;
-        let ty = &param.ty;
+        let cfg = cfg_attrs(&param.cfgs);
+        // Located at the parameter's type: a type that cannot be injected is reported there.
+        let at = param.ty.span();
         match param.kind {
             ParamKind::Arg(_) => {}
-            ParamKind::Context => injections.push(quote_spanned!(ty.span()=> let #b = #p::from_context(__toolkit_cx);)),
-            ParamKind::State => injections.push(quote_spanned!(ty.span()=> let #b = #p::from_state(__toolkit_cx)?;)),
+            ParamKind::Context => {
+                let inject = located_at(quote!(#p::from_context(__toolkit_cx)), at);
+                injections.push(quote!(#cfg let #b = #inject;));
+            }
+            ParamKind::State => {
+                let inject = located_at(quote!(#p::from_state(__toolkit_cx)), at);
+                injections.push(quote!(#cfg let #b = #inject?;));
+            }
         }
-        call_args.push(quote!(#b));
+        call_args.push(quote!(#cfg #b));
     }
     let target = match &m.site {
         Site::Free => quote!(#fn_ident),
@@ -325,15 +439,59 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
         }
     };
     let destructure = quote!(let #args_ident { #(#arg_bindings),* } = __toolkit_args;);
-    let invoke_body = quote_spanned! {fn_ident.span()=>
-        async move {
-            #this
-            #destructure
-            #(#injections)*
-            #body
+    // A sync tool that does not block runs at dispatch, under the panic guard, with no
+    // future to box (`invoke_now`); its `invoke` delegates there, so the body, and any
+    // error in it, appears once.
+    let runs_now = !m.is_async && !m.blocking;
+    let invoke_body = if runs_now {
+        quote_spanned! {fn_ident.span()=>
+            async move { #p::finished(<Self as #p::Tool>::invoke_now(self, __toolkit_args, __toolkit_cx)) }
+        }
+    } else {
+        quote_spanned! {fn_ident.span()=>
+            async move {
+                #this
+                #destructure
+                #(#injections)*
+                #body
+            }
         }
     };
+    let invoke_now = if runs_now {
+        quote! {
+            const RUNS_NOW: bool = true;
+
+            #[inline]
+            #[allow(unused_variables, clippy::unit_arg, clippy::let_unit_value, clippy::redundant_closure_call)]
+            fn invoke_now<'__toolkit>(
+                &'__toolkit self,
+                __toolkit_args: #args_ident,
+                __toolkit_cx: &'__toolkit #p::CallContext<'__toolkit>,
+            ) -> #p::Result<#p::Result<#p::Output, #p::ToolError>, #args_ident> {
+                #p::Ok((move || -> #p::Result<#p::Output, #p::ToolError> {
+                    #this
+                    #destructure
+                    #(#injections)*
+                    #body
+                })())
+            }
+        }
+    } else {
+        quote!()
+    };
+    // A future that is not `Send` (an `Rc` held across `.await`) is reported at the
+    // function's name rather than at `#[tool]`.
+    let future = located_at(
+        quote! {
+            impl ::core::future::Future<
+                Output = #p::Result<#p::Output, #p::ToolError>,
+            > + ::core::marker::Send + '__toolkit
+        },
+        fn_ident.span(),
+    );
+    let cfg = cfg_attrs(&m.cfgs);
     quote! {
+        #cfg
         impl #p::Tool for #handle {
             type Args = #args_ident;
             const NAME: &'static str = #name;
@@ -348,10 +506,28 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
                 &'__toolkit self,
                 __toolkit_args: #args_ident,
                 __toolkit_cx: &'__toolkit #p::CallContext<'__toolkit>,
-            ) -> impl ::core::future::Future<
-                Output = #p::Result<#p::Output, #p::ToolError>,
-            > + ::core::marker::Send + '__toolkit {
+            ) -> #future {
                 #invoke_body
+            }
+
+            #invoke_now
+        }
+    }
+}
+
+/// The accessor `#[tools]` gives a method of its block that is not marked `#[tool]`:
+/// listing it in `toolbox!` then reports "this method is not a tool" at the method's
+/// name instead of "no method named `__toolkit_tool_...`".
+pub fn unmarked_method(krate: &TokenStream, self_ty: &syn::Type, method: &syn::ImplItemFn) -> TokenStream {
+    let accessor = format_ident!("__toolkit_tool_{}", super::model::unraw(&method.sig.ident));
+    let (vis, cfg) = (&method.vis, cfg_attrs(&super::model::cfgs(&method.attrs)));
+    quote! {
+        #cfg
+        #[allow(non_snake_case)]
+        impl #self_ty {
+            #[doc(hidden)]
+            #vis fn #accessor(self: ::std::sync::Arc<Self>) -> #krate::__private::UnmarkedMethod {
+                #krate::__private::UnmarkedMethod
             }
         }
     }
@@ -361,26 +537,23 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
 /// impl that type-checks, so `toolbox![...]` and other uses produce no further errors.
 pub fn placeholder(
     krate: &TokenStream,
+    cfgs: &[Attribute],
     vis: &syn::Visibility,
     handle: &syn::Ident,
     name: &str,
-    free: bool,
+    method: Option<(&syn::Type, &syn::Ident)>,
 ) -> TokenStream {
     let p = quote!(#krate::__private);
-    let decl = if free {
-        quote! {
-            #[allow(non_camel_case_types, dead_code)]
-            #[derive(Clone, Copy, Debug, Default)]
-            #vis struct #handle {}
-        }
-    } else {
-        quote! {
-            #[allow(non_camel_case_types, dead_code)]
-            #vis struct #handle;
+    let cfg = cfg_attrs(cfgs);
+    let decl = match method {
+        None => free_handle(krate, &cfg, vis, handle),
+        Some((self_ty, fn_ident)) => {
+            method_handle(krate, &cfg, vis, handle, self_ty, fn_ident, quote!(), quote!({ let _ = self; #handle }))
         }
     };
     quote! {
         #decl
+        #cfg
         impl #p::Tool for #handle {
             type Args = #p::NoArgs;
             const NAME: &'static str = #name;

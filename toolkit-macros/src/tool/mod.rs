@@ -4,8 +4,8 @@ mod expand;
 mod model;
 mod parse;
 
-pub use expand::{companions, placeholder};
-pub use model::{Site, build, clean_signature, unraw};
+pub use expand::{companions, located_at, placeholder, unmarked_method};
+pub use model::{Site, build, cfgs, clean_signature, unraw};
 pub use parse::ToolOptions;
 
 use proc_macro2::{TokenStream, TokenTree};
@@ -53,7 +53,7 @@ pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {
     let options = match ToolOptions::parse(args) {
         Ok(o) => o,
         Err(e) => {
-            errors.darling(e);
+            errors.extend(e);
             ToolOptions::default()
         }
     };
@@ -66,10 +66,16 @@ pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {
             let companions = companions(&model);
             quote!(#function #companions)
         }
+        // A function taking `self` sits in an `impl` block, where the placeholder's
+        // struct could not go: emit the error and the function only.
+        _ if item.sig.receiver().is_some() => {
+            let errs = errors.to_compile_errors();
+            quote!(#errs #function)
+        }
         _ => {
             let errs = errors.to_compile_errors();
             let name = unraw(&item.sig.ident);
-            let placeholder = placeholder(&krate, vis, &item.sig.ident, &name, true);
+            let placeholder = placeholder(&krate, &cfgs(attrs), vis, &item.sig.ident, &name, None);
             quote!(#errs #function #placeholder)
         }
     }
@@ -96,7 +102,7 @@ fn input_is_fn(input: &TokenStream) -> bool {
 }
 
 /// The item's keyword and name, to point an error at.
-fn first_tokens(input: &TokenStream) -> TokenStream {
+pub fn first_tokens(input: &TokenStream) -> TokenStream {
     let mut out = TokenStream::new();
     let mut tokens = input.clone().into_iter().peekable();
     while let Some(t) = tokens.next() {

@@ -1,7 +1,6 @@
 //! The validated description of one tool. Every rule a tool definition must follow is
 //! checked here, each mistake reported at its token with what to do.
 
-use darling::FromAttributes;
 use darling::util::Override;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
@@ -11,7 +10,7 @@ use syn::{
     Type, Visibility,
 };
 
-use super::parse::{ArgOptions, ToolOptions};
+use super::parse::{ArgOptions, RawExpr, ToolOptions};
 use crate::docs::{self, Docs};
 use crate::errors::Errors;
 
@@ -20,11 +19,13 @@ pub enum Site {
     /// A free function.
     Free,
     /// A method of a `#[tools]` impl block on the type named `owner`.
-    Method { owner: Ident, self_ty: Type },
+    Method { owner: Ident, self_ty: Box<Type> },
 }
 
 pub struct ToolModel {
     pub krate: TokenStream,
+    /// The function's `#[cfg(...)]` attributes, repeated on every companion item.
+    pub cfgs: Vec<Attribute>,
     pub fn_ident: Ident,
     pub vis: Visibility,
     pub name: String,
@@ -41,6 +42,9 @@ pub struct ToolModel {
     pub site: Site,
     pub params: Vec<Param>,
     pub output: OutputKind,
+    /// The return type (or the name, for `()`): where a hidden error-type check points
+    /// when the type is an alias such as `io::Result<T>`.
+    pub output_span: Span,
     pub args_ident: Ident,
     pub handle_ident: Ident,
 }
@@ -50,6 +54,8 @@ pub struct Param {
     pub binding: Ident,
     pub ty: Type,
     pub kind: ParamKind,
+    /// The parameter's `#[cfg(...)]` attributes, repeated wherever it is used.
+    pub cfgs: Vec<Attribute>,
 }
 
 pub enum ParamKind {
@@ -99,6 +105,11 @@ pub fn clean_signature(sig: &Signature) -> Signature {
     sig
 }
 
+/// The `#[cfg(...)]` attributes among `attrs`.
+pub fn cfgs(attrs: &[Attribute]) -> Vec<Attribute> {
+    attrs.iter().filter(|a| a.path().is_ident("cfg")).cloned().collect()
+}
+
 fn is_helper(attr: &Attribute) -> bool {
     let p = attr.path();
     docs::is_doc(attr) || p.is_ident("arg") || p.is_ident("context") || p.is_ident("state")
@@ -107,19 +118,23 @@ fn is_helper(attr: &Attribute) -> bool {
 /// `^[a-zA-Z0-9_-]{1,64}$`: accepted by every provider.
 fn name_problem(name: &str) -> Option<String> {
     if name.is_empty() {
-        Some("a tool name cannot be empty".into())
-    } else if name.len() > 64 {
-        Some(format!(
+        return Some(
+            "a tool name cannot be empty: write the name the model calls the tool by, or remove `name` to use the function's name"
+                .into(),
+        );
+    }
+    if name.len() > 64 {
+        return Some(format!(
             "tool name `{name}` is {} characters long; providers accept at most 64: shorten it with `#[tool(name = \"...\")]`",
             name.len()
-        ))
-    } else if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-')) {
-        Some(format!(
-            "tool name `{name}` contains {c:?}; providers accept only ASCII letters, digits, `_` and `-`: rename it with `#[tool(name = \"...\")]`"
-        ))
-    } else {
-        None
+        ));
     }
+    name.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-')).map(|c| {
+        let what = if c == ' ' { "a space".to_string() } else { format!("{c:?}") };
+        format!(
+            "tool name `{name}` contains {what}; providers accept only ASCII letters, digits, `_` and `-`: rename it with `#[tool(name = \"...\")]`"
+        )
+    })
 }
 
 /// `"10s"`, `"250ms"`, `"1.5s"`, `"2m"`, `"1h"` → milliseconds.
@@ -180,6 +195,32 @@ fn type_args(seg: &syn::PathSegment) -> Vec<&Type> {
 
 fn is_option(ty: &Type) -> bool {
     last_segment(ty).is_some_and(|s| s.ident == "Option" && type_args(s).len() == 1)
+}
+
+/// `f32`, `f64`, or an `Option` of one.
+fn is_float(ty: &Type) -> bool {
+    match last_segment(ty) {
+        Some(s) if s.ident == "Option" => type_args(s).first().is_some_and(|t| is_float(t)),
+        Some(s) => (s.ident == "f32" || s.ident == "f64") && s.arguments.is_none(),
+        None => false,
+    }
+}
+
+/// `minimum = 0` on an `f64` means `0.0`: an unsuffixed integer literal becomes a float
+/// literal, so the bound has the parameter's type instead of failing with "expected
+/// `f64`, found integer".
+fn as_float(expr: syn::Expr) -> syn::Expr {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit { attrs, lit: syn::Lit::Int(i) }) if i.suffix().is_empty() => {
+            let lit = syn::LitFloat::new(&format!("{}.0", i.base10_digits()), i.span());
+            syn::Expr::Lit(syn::ExprLit { attrs, lit: syn::Lit::Float(lit) })
+        }
+        syn::Expr::Unary(mut u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+            *u.expr = as_float(*u.expr);
+            syn::Expr::Unary(u)
+        }
+        other => other,
+    }
 }
 
 fn contains_borrow_or_impl(ty: &Type) -> Option<&'static str> {
@@ -259,8 +300,10 @@ fn classify_output(ty: &Type, errors: &mut Errors, top: bool) -> OutputKind {
 
 fn check_pattern(lit: &LitStr, errors: &mut Errors) {
     if let Err(e) = regex_syntax::Parser::new().parse(&lit.value()) {
-        let first = e.to_string().lines().last().unwrap_or("invalid").trim().to_string();
-        errors.at(lit, format!("`pattern` is not a valid regular expression: {first}"));
+        let text = e.to_string();
+        let last = text.lines().last().unwrap_or("invalid").trim();
+        let reason = last.strip_prefix("error: ").unwrap_or(last);
+        errors.at(lit, format!("`pattern` is not a valid regular expression ({reason}): fix the pattern"));
     }
 }
 
@@ -288,20 +331,30 @@ fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<Span>
         }
     };
     let ty = (*pat.ty).clone();
-    let is_context = pat.attrs.iter().any(|a| a.path().is_ident("context"));
-    let is_state = pat.attrs.iter().any(|a| a.path().is_ident("state"));
-    for a in pat.attrs.iter().filter(|a| a.path().is_ident("context") || a.path().is_ident("state")) {
+    let cfgs = cfgs(&pat.attrs);
+    let injected: Vec<&Attribute> =
+        pat.attrs.iter().filter(|a| a.path().is_ident("context") || a.path().is_ident("state")).collect();
+    let is_context = injected.iter().any(|a| a.path().is_ident("context"));
+    let is_state = injected.iter().any(|a| a.path().is_ident("state"));
+    for a in &injected {
         if !matches!(a.meta, syn::Meta::Path(_)) {
-            errors.at(&a.meta, format!("`#[{}]` takes no arguments", a.path().to_token_stream()));
+            let name = a.path().to_token_stream();
+            errors.at(&a.meta, format!("`#[{name}]` takes no arguments: write `#[{name}]`"));
         }
     }
-    let has_arg = pat.attrs.iter().any(|a| a.path().is_ident("arg"));
+    let arg_attr = pat.attrs.iter().find(|a| a.path().is_ident("arg"));
     if is_context || is_state {
         if is_context && is_state {
-            errors.at(&pat.pat, "a parameter is either `#[context]` or `#[state]`, not both");
+            errors.at(
+                injected[1],
+                "a parameter is either `#[context]` (the call context) or `#[state]` (a shared value), not both: keep one",
+            );
         }
-        if has_arg {
-            errors.at(&pat.pat, "`#[arg(...)]` describes a model-supplied argument; injected parameters take none");
+        if let Some(a) = arg_attr {
+            errors.at(
+                a,
+                "`#[arg(...)]` describes an argument the model supplies; an injected parameter takes none: remove it",
+            );
         }
         if is_context {
             contexts.push(pat.pat.span());
@@ -311,12 +364,12 @@ fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<Span>
             }
         }
         let kind = if is_context { ParamKind::Context } else { ParamKind::State };
-        return Some(Param { binding, ty, kind });
+        return Some(Param { binding, ty, kind, cfgs });
     }
-    let options = match ArgOptions::from_attributes(&pat.attrs) {
+    let options = match ArgOptions::parse(&pat.attrs) {
         Ok(o) => o,
         Err(e) => {
-            errors.darling(e);
+            errors.extend(e);
             ArgOptions::default()
         }
     };
@@ -365,25 +418,27 @@ fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<Span>
     let (wire, wire_span) = match &options.rename {
         Some(r) => {
             if r.value().is_empty() {
-                errors.at(r, "`rename` needs a non-empty name");
+                errors
+                    .at(r, "`rename` needs a non-empty name: write the name the model should use, or remove `rename`");
             }
             (r.value(), r.span())
         }
         None => (unraw(&binding), binding.span()),
     };
+    let bound = |e: RawExpr| if is_float(&ty) { as_float(e.0) } else { e.0 };
     let arg = Arg {
         wire,
         wire_span,
         docs: Docs::from_attrs(&pat.attrs),
         default,
         optional,
-        minimum: options.minimum.map(|e| e.0),
-        maximum: options.maximum.map(|e| e.0),
+        minimum: options.minimum.map(bound),
+        maximum: options.maximum.map(bound),
         min_length: options.min_length,
         max_length: options.max_length,
         pattern: options.pattern,
     };
-    Some(Param { binding, ty, kind: ParamKind::Arg(Box::new(arg)) })
+    Some(Param { binding, ty, kind: ParamKind::Arg(Box::new(arg)), cfgs })
 }
 
 /// Builds the model of one tool, or the list of everything wrong with it.
@@ -405,7 +460,7 @@ pub fn build(
         errors.at(abi, "a tool cannot have an `extern` ABI: the runtime calls it as a Rust function");
     }
     if let Some(v) = &sig.variadic {
-        errors.at(v, "a tool cannot be variadic");
+        errors.at(v, "a tool cannot be variadic: take a `Vec` parameter instead");
     }
     for g in &sig.generics.params {
         match g {
@@ -508,6 +563,12 @@ pub fn build(
                         }
                         seen.push((a.wire.clone(), a.wire_span));
                     }
+                    if blocking && matches!(param.kind, ParamKind::State) && matches!(param.ty, Type::Reference(_)) {
+                        errors.at(
+                            &p.ty,
+                            "a `blocking` tool runs on another thread and cannot borrow `#[state]`: take it as `Arc<T>`",
+                        );
+                    }
                     if blocking && matches!(param.kind, ParamKind::Context) {
                         errors.at(
                             &p.pat,
@@ -527,9 +588,9 @@ pub fn build(
     }
 
     // Output.
-    let output = match &sig.output {
-        ReturnType::Default => OutputKind::Unit,
-        ReturnType::Type(_, ty) => classify_output(ty, errors, true),
+    let (output, output_span) = match &sig.output {
+        ReturnType::Default => (OutputKind::Unit, sig.ident.span()),
+        ReturnType::Type(_, ty) => (classify_output(ty, errors, true), ty.span()),
     };
 
     let (args_ident, handle_ident) = match &site {
@@ -545,6 +606,7 @@ pub fn build(
     }
     Some(ToolModel {
         krate,
+        cfgs: cfgs(attrs),
         fn_ident: sig.ident.clone(),
         vis: vis.clone(),
         name,
@@ -561,6 +623,7 @@ pub fn build(
         site,
         params,
         output,
+        output_span,
         args_ident,
         handle_ident,
     })

@@ -1,10 +1,11 @@
 //! Attribute syntax: `#[tool(...)]` and, on parameters, `#[arg(...)]`, `#[context]`,
-//! `#[state]`. Unknown keys are errors with a did-you-mean (darling).
+//! `#[state]`. Unknown keys are errors with a did-you-mean (darling), reworded in our
+//! style: lowercase, code in backticks, and how to write the option.
 
 use darling::util::{Flag, Override};
 use darling::{FromAttributes, FromMeta};
 use proc_macro2::TokenStream;
-use syn::{Expr, LitInt, LitStr, Path};
+use syn::{Attribute, Expr, LitInt, LitStr, Path};
 
 /// The options of `#[tool(...)]`.
 #[derive(Debug, Default, FromMeta)]
@@ -29,13 +30,28 @@ pub struct ToolOptions {
     pub krate: Option<Path>,
 }
 
+/// Each option of `#[tool(...)]` and how it is written, for error messages.
+const TOOL_KEYS: &[(&str, &str)] = &[
+    ("name", "name = \"get_weather\""),
+    ("title", "title = \"Get weather\""),
+    ("description", "description = \"...\""),
+    ("timeout", "timeout = \"10s\""),
+    ("read_only", "read_only"),
+    ("destructive", "destructive"),
+    ("idempotent", "idempotent"),
+    ("open_world", "open_world"),
+    ("strict", "strict"),
+    ("blocking", "blocking"),
+    ("crate", "crate = ::toolkit"),
+];
+
 impl ToolOptions {
-    pub fn parse(args: TokenStream) -> darling::Result<ToolOptions> {
+    pub fn parse(args: TokenStream) -> Result<ToolOptions, Vec<syn::Error>> {
         if args.is_empty() {
             return Ok(ToolOptions::default());
         }
-        let items = darling::ast::NestedMeta::parse_meta_list(args)?;
-        ToolOptions::from_list(&items)
+        let items = darling::ast::NestedMeta::parse_meta_list(args).map_err(|e| vec![e])?;
+        ToolOptions::from_list(&items).map_err(|e| explain(e, "#[tool(...)]", TOOL_KEYS))
     }
 }
 
@@ -63,4 +79,86 @@ pub struct ArgOptions {
     pub min_length: Option<LitInt>,
     pub max_length: Option<LitInt>,
     pub pattern: Option<LitStr>,
+}
+
+/// Each option of `#[arg(...)]` and how it is written, for error messages.
+const ARG_KEYS: &[(&str, &str)] = &[
+    ("default", "default = 5"),
+    ("rename", "rename = \"type\""),
+    ("minimum", "minimum = 1"),
+    ("maximum", "maximum = 100"),
+    ("min_length", "min_length = 1"),
+    ("max_length", "max_length = 200"),
+    ("pattern", "pattern = \"^[a-z]+$\""),
+];
+
+impl ArgOptions {
+    pub fn parse(attrs: &[Attribute]) -> Result<ArgOptions, Vec<syn::Error>> {
+        ArgOptions::from_attributes(attrs).map_err(|e| explain(e, "#[arg(...)]", ARG_KEYS))
+    }
+}
+
+/// Rewords darling's errors ("Unknown field: `read_onyl`. Did you mean `read_only`?") in
+/// the crate's style, keeping darling's spans (the unknown key; a repeated key's second
+/// occurrence; the value of the wrong shape).
+fn explain(error: darling::Error, attr: &str, keys: &[(&str, &str)]) -> Vec<syn::Error> {
+    error.flatten().into_iter().map(|e| syn::Error::new(e.span(), reword(&e.to_string(), attr, keys))).collect()
+}
+
+fn reword(message: &str, attr: &str, keys: &[(&str, &str)]) -> String {
+    let quoted = |s: &str| s.split('`').nth(1).map(str::to_string);
+    let list = || keys.iter().map(|(k, _)| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+    if let Some(rest) = message.strip_prefix("Unknown field: ") {
+        let key = quoted(rest).unwrap_or_default();
+        return match rest.split_once("Did you mean ").and_then(|(_, s)| quoted(s)) {
+            Some(guess) => format!("unknown option `{key}` in `{attr}`: did you mean `{guess}`?"),
+            None => format!("unknown option `{key}` in `{attr}`; the options are {}", list()),
+        };
+    }
+    if let Some(rest) = message.strip_prefix("Duplicate field ") {
+        let key = quoted(rest).unwrap_or_default();
+        return format!("`{key}` is given twice in `{attr}`; keep one");
+    }
+    let shape = ["Unexpected type", "Unexpected literal type", "Unexpected meta-item format", "Unsupported shape"];
+    if shape.iter().any(|p| message.starts_with(p))
+        && let Some((_, location)) = message.rsplit_once(" at ")
+        && let Some((key, form)) = keys.iter().find(|(k, _)| *k == location)
+    {
+        return if key == form {
+            format!("`{key}` takes no value: write just `{key}`")
+        } else {
+            format!("`{key}` is written like `{form}`")
+        };
+    }
+    let mut chars = message.chars();
+    chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_documented_form_parses() {
+        for (_, form) in TOOL_KEYS {
+            assert!(ToolOptions::parse(form.parse().unwrap()).is_ok(), "{form}");
+        }
+        for (_, form) in ARG_KEYS {
+            let tokens: TokenStream = form.parse().unwrap();
+            let attr: Attribute = syn::parse_quote!(#[arg(#tokens)]);
+            assert!(ArgOptions::parse(&[attr]).is_ok(), "{form}");
+        }
+    }
+
+    #[test]
+    fn messages_are_reworded() {
+        let e = ToolOptions::parse("read_onyl".parse().unwrap()).unwrap_err();
+        assert_eq!(e[0].to_string(), "unknown option `read_onyl` in `#[tool(...)]`: did you mean `read_only`?");
+        let e = ToolOptions::parse("name = \"a\", name = \"b\"".parse().unwrap()).unwrap_err();
+        assert_eq!(e[0].to_string(), "`name` is given twice in `#[tool(...)]`; keep one");
+        let e = ToolOptions::parse("timeout = 10".parse().unwrap()).unwrap_err();
+        assert_eq!(e[0].to_string(), "`timeout` is written like `timeout = \"10s\"`");
+        let e = ToolOptions::parse("read_only = true".parse().unwrap()).unwrap_err();
+        assert_eq!(e[0].to_string(), "`read_only` takes no value: write just `read_only`");
+    }
 }

@@ -1,0 +1,488 @@
+//! What a program and a model notice when a toolbox executes calls: results, error
+//! kinds and messages, ordering, concurrency, isolation of failures.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toolkit::prelude::*;
+use toolkit::{FnTool, Limits, ToolboxError};
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    /// Degrees Celsius.
+    #[default]
+    Celsius,
+    /// Degrees Fahrenheit.
+    Fahrenheit,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Weather {
+    location: String,
+    temperature: f64,
+    unit: Unit,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("no weather station near `{0}`")]
+pub struct NoStation(String, #[source] std::io::Error);
+
+/// Get the current weather for a city.
+///
+/// Use when the user asks about the current temperature.
+#[tool(read_only)]
+async fn get_weather(
+    /// City name, for example "Beijing".
+    location: String,
+    /// Temperature unit.
+    #[arg(default)]
+    unit: Unit,
+) -> Result<Weather, NoStation> {
+    if location == "Atlantis" {
+        return Err(NoStation(location, std::io::Error::other("station registry returned 404")));
+    }
+    Ok(Weather { location, temperature: 22.0, unit })
+}
+
+/// Search the web.
+#[tool]
+fn search(
+    /// What to search for.
+    #[arg(min_length = 3, max_length = 100)]
+    query: String,
+    /// How many results.
+    #[arg(default = 5, minimum = 1, maximum = 20)]
+    max_results: u32,
+    /// Only pages with these tags.
+    #[arg(max_length = 3)]
+    tags: Option<Vec<String>>,
+    /// A site to restrict to.
+    #[arg(pattern = "^[a-z0-9.-]+$")]
+    site: Option<String>,
+) -> String {
+    format!("{max_results} results for {query} (tags: {tags:?}, site: {site:?})")
+}
+
+/// Tell the time.
+#[tool]
+fn now() -> &'static str {
+    "12:00"
+}
+
+/// Forget everything.
+#[tool(destructive)]
+fn forget() {}
+
+/// Panic on purpose.
+#[tool]
+fn explode(
+    /// Ignored.
+    _reason: Option<String>,
+) -> String {
+    panic!("the tool exploded")
+}
+
+/// Sleep, then answer.
+#[tool(timeout = "50ms")]
+async fn slow(
+    /// Milliseconds to sleep.
+    ms: u64,
+) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("slept {ms}ms")
+}
+
+/// Sleep for a while on a blocking thread.
+#[tool(blocking)]
+fn blocking_sleep(
+    /// Milliseconds to sleep.
+    ms: u64,
+) -> String {
+    std::thread::sleep(Duration::from_millis(ms));
+    format!("{:?}", std::thread::current().name())
+}
+
+/// Accept anything.
+#[tool]
+fn anything(
+    /// Any JSON.
+    value: serde_json::Value,
+) -> serde_json::Value {
+    value
+}
+
+pub struct Counter(AtomicUsize);
+
+/// Count calls.
+#[tool]
+fn count(#[state] counter: &Counter, #[context] cx: &CallContext<'_>) -> String {
+    let n = counter.0.fetch_add(1, Ordering::SeqCst) + 1;
+    format!("{n} ({})", cx.call_id())
+}
+
+fn call(name: &str, args: &str) -> ToolCall {
+    ToolCall::new("call_1", name, args)
+}
+
+fn weather() -> Toolbox {
+    toolbox![get_weather, search, now, forget, explode, slow, blocking_sleep, anything]
+}
+
+#[tokio::test]
+async fn a_good_call_returns_the_typed_output_as_json() {
+    let r = weather().call(call("get_weather", r#"{"location": "Beijing"}"#)).await;
+    assert!(!r.is_error(), "{r:?}");
+    assert_eq!(r.call_id, "call_1");
+    assert_eq!(r.name, "get_weather");
+    let v: serde_json::Value = serde_json::from_str(&r.content).unwrap();
+    assert_eq!(v, serde_json::json!({"location": "Beijing", "temperature": 22.0, "unit": "celsius"}));
+}
+
+#[tokio::test]
+async fn defaults_apply_when_left_out_and_values_when_given() {
+    let tools = weather();
+    let r = tools.call(call("search", r#"{"query": "rust"}"#)).await;
+    assert_eq!(r.content, "5 results for rust (tags: None, site: None)");
+    let r = tools.call(call("search", r#"{"query": "rust", "max_results": 7, "tags": ["a"]}"#)).await;
+    assert_eq!(r.content, r#"7 results for rust (tags: Some(["a"]), site: None)"#);
+    let r = tools.call(call("get_weather", r#"{"location": "Oslo", "unit": "fahrenheit"}"#)).await;
+    assert!(r.content.contains(r#""unit":"fahrenheit""#), "{}", r.content);
+}
+
+#[tokio::test]
+async fn text_is_sent_as_is_and_unit_as_ok() {
+    let tools = weather();
+    assert_eq!(tools.call(call("now", "{}")).await.content, "12:00");
+    assert_eq!(tools.call(call("forget", "{}")).await.content, "ok");
+    // A tool without parameters also accepts an empty arguments string, as models send it.
+    assert_eq!(tools.call(call("now", "")).await.content, "12:00");
+}
+
+async fn error_of(name: &str, args: &str) -> (ErrorKind, String) {
+    let r = weather().call(call(name, args)).await;
+    assert!(r.is_error(), "expected an error for {name} {args}, got {r:?}");
+    assert_eq!(r.call_id, "call_1");
+    (r.kind().unwrap(), r.content)
+}
+
+#[tokio::test]
+async fn unknown_tool_lists_the_available_ones() {
+    let (kind, msg) = error_of("get_wether", "{}").await;
+    assert_eq!(kind, ErrorKind::UnknownTool);
+    assert!(
+        msg.starts_with(
+            "unknown tool `get_wether`; did you mean `get_weather`? Available tools: `get_weather`, `search`"
+        ),
+        "{msg}"
+    );
+    let (_, msg) = error_of("launch_rockets", "{}").await;
+    assert!(msg.starts_with("unknown tool `launch_rockets`; available tools: `get_weather`"), "{msg}");
+}
+
+#[tokio::test]
+async fn argument_errors_say_what_was_wrong_where_and_what_is_expected() {
+    let expected = r#"expected {location: string, unit?: "celsius" | "fahrenheit"}"#;
+    let cases: &[(&str, &str, ErrorKind, &str)] = &[
+        ("get_weather", "", ErrorKind::EmptyArguments, "the arguments are empty"),
+        ("get_weather", "   ", ErrorKind::EmptyArguments, "the arguments are empty"),
+        ("get_weather", r#"{"location": "Bei"#, ErrorKind::MalformedJson, "the arguments are not valid JSON"),
+        ("get_weather", "location=Beijing", ErrorKind::MalformedJson, "the arguments are not valid JSON"),
+        ("get_weather", "null", ErrorKind::NotAnObject, "must be a JSON object, not null"),
+        ("get_weather", "[]", ErrorKind::NotAnObject, "must be a JSON object, not an array"),
+        ("get_weather", r#"["Beijing"]"#, ErrorKind::NotAnObject, "must be a JSON object, not an array"),
+        ("get_weather", r#""x""#, ErrorKind::NotAnObject, "must be a JSON object, not a string"),
+        ("get_weather", "42", ErrorKind::NotAnObject, "must be a JSON object, not a number"),
+        ("get_weather", "{}", ErrorKind::MissingField, "missing required field `location`"),
+        (
+            "get_weather",
+            r#"{"location": 5}"#,
+            ErrorKind::InvalidType,
+            "invalid type for `location`: integer `5`, expected a string",
+        ),
+        (
+            "get_weather",
+            r#"{"location": "x", "unit": "kelvin"}"#,
+            ErrorKind::InvalidValue,
+            "invalid value for `unit`: unknown variant `kelvin`, expected `celsius` or `fahrenheit`",
+        ),
+        ("get_weather", r#"{"location": "x", "city": "y"}"#, ErrorKind::UnknownField, "unknown field `city`"),
+        ("get_weather", r#"{"location": "x", "location": "y"}"#, ErrorKind::InvalidValue, "duplicate field `location`"),
+    ];
+    for (name, args, kind, start) in cases {
+        let (k, msg) = error_of(name, args).await;
+        assert_eq!(k, *kind, "{args}: {msg}");
+        assert!(msg.contains(start), "{args}: {msg}");
+        assert!(msg.ends_with(expected), "{args}: the message must end with what is expected: {msg}");
+        assert!(kind.is_argument_error());
+    }
+}
+
+#[tokio::test]
+async fn constraint_violations_name_the_parameter_and_the_rule() {
+    let cases: &[(&str, &str)] = &[
+        (r#"{"query": "ab"}"#, "`query` must have at least 3 characters (got 2)"),
+        (r#"{"query": "rust", "max_results": 0}"#, "`max_results` must be at least 1 (got 0)"),
+        (r#"{"query": "rust", "max_results": 50}"#, "`max_results` must be at most 20 (got 50)"),
+        (r#"{"query": "rust", "tags": ["a","b","c","d"]}"#, "`tags` must have at most 3 items (got 4)"),
+        (r#"{"query": "rust", "site": "Bad Site"}"#, "`site` must match the pattern `^[a-z0-9.-]+$`"),
+    ];
+    for (args, rule) in cases {
+        let (kind, msg) = error_of("search", args).await;
+        assert_eq!(kind, ErrorKind::ConstraintViolation, "{args}");
+        assert!(msg.contains(rule), "{args}: {msg}");
+    }
+    // Character counts are characters, not bytes.
+    let r = weather().call(call("search", r#"{"query": "天气预"}"#)).await;
+    assert!(!r.is_error(), "{r:?}");
+}
+
+#[tokio::test]
+async fn a_type_error_deep_inside_names_the_json_path() {
+    let (kind, msg) = error_of("search", r#"{"query": "rust", "tags": ["a", 7]}"#).await;
+    assert_eq!(kind, ErrorKind::InvalidType);
+    assert!(msg.contains("for `tags[1]`"), "{msg}");
+}
+
+#[tokio::test]
+async fn the_tools_own_error_reaches_the_model_and_its_source_stays_with_the_operator() {
+    let r = weather().call(call("get_weather", r#"{"location": "Atlantis"}"#)).await;
+    assert_eq!(r.kind(), Some(ErrorKind::ToolFailed));
+    assert_eq!(r.content, "no weather station near `Atlantis`");
+    let detail = r.error.unwrap().detail.unwrap();
+    assert_eq!(detail, "station registry returned 404");
+}
+
+#[tokio::test]
+async fn a_panic_is_a_result_not_a_crash() {
+    let r = weather().call(call("explode", "{}")).await;
+    assert_eq!(r.kind(), Some(ErrorKind::Panicked));
+    assert!(r.content.contains("internal error"), "{}", r.content);
+    assert!(!r.content.contains("exploded"), "panic payloads are operator detail: {}", r.content);
+    assert_eq!(r.error.unwrap().detail.as_deref(), Some("panic: the tool exploded"));
+}
+
+#[tokio::test]
+async fn a_timeout_stops_the_tool() {
+    let tools = weather();
+    let started = Instant::now();
+    let r = tools.call(call("slow", r#"{"ms": 10000}"#)).await;
+    assert_eq!(r.kind(), Some(ErrorKind::TimedOut));
+    assert!(r.content.contains("did not finish within 50ms"), "{}", r.content);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(tools.call(call("slow", r#"{"ms": 1}"#)).await.content, "slept 1ms");
+}
+
+#[tokio::test]
+async fn a_default_timeout_applies_to_tools_without_one() {
+    let tools = toolbox![blocking_sleep]
+        .with_limits(Limits { default_timeout: Some(Duration::from_millis(30)), ..Default::default() });
+    let r = tools.call(call("blocking_sleep", r#"{"ms": 300}"#)).await;
+    assert_eq!(r.kind(), Some(ErrorKind::TimedOut));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocking_tools_run_off_the_async_workers() {
+    let r = weather().call(call("blocking_sleep", r#"{"ms": 1}"#)).await;
+    assert!(!r.is_error(), "{r:?}");
+    assert!(!r.content.contains("tokio-runtime-worker"), "ran on an async worker: {}", r.content);
+}
+
+#[tokio::test]
+async fn oversized_arguments_are_refused_before_parsing() {
+    let tools = weather().with_limits(Limits { max_argument_bytes: 64, ..Default::default() });
+    let args = format!(r#"{{"location": "{}"}}"#, "x".repeat(100));
+    let r = tools.call(call("get_weather", &args)).await;
+    assert_eq!(r.kind(), Some(ErrorKind::ArgumentsTooLarge));
+    assert!(r.content.contains("the limit is 64"), "{}", r.content);
+}
+
+#[tokio::test]
+async fn deeply_nested_input_cannot_overflow_the_stack() {
+    let depth = 200_000;
+    let args = format!(r#"{{"value": {}{}}}"#, "[".repeat(depth), "]".repeat(depth));
+    let r = weather().call(call("anything", &args)).await;
+    assert_eq!(r.kind(), Some(ErrorKind::MalformedJson), "{r:?}");
+    assert!(r.content.contains("nested too deeply"), "{}", r.content);
+    // Moderate nesting is fine.
+    let r = weather().call(call("anything", r#"{"value": [[[{"a": [1]}]]]}"#)).await;
+    assert_eq!(r.content, r#"[[[{"a":[1]}]]]"#);
+}
+
+#[tokio::test]
+async fn call_all_returns_one_result_per_call_in_order_whatever_happened() {
+    let tools = weather();
+    let calls = vec![
+        ToolCall::new("a", "slow", r#"{"ms": 30}"#),
+        ToolCall::new("b", "nope", "{}"),
+        ToolCall::new("c", "explode", "{}"),
+        ToolCall::new("d", "get_weather", "not json"),
+        ToolCall::new("e", "slow", r#"{"ms": 1}"#),
+        ToolCall::new("f", "slow", r#"{"ms": 5000}"#),
+    ];
+    let results = tools.call_all(calls).await;
+    let ids: Vec<_> = results.iter().map(|r| r.call_id.as_str()).collect();
+    assert_eq!(ids, ["a", "b", "c", "d", "e", "f"]);
+    let kinds: Vec<_> = results.iter().map(|r| r.kind()).collect();
+    assert_eq!(
+        kinds,
+        [
+            None,
+            Some(ErrorKind::UnknownTool),
+            Some(ErrorKind::Panicked),
+            Some(ErrorKind::MalformedJson),
+            None,
+            Some(ErrorKind::TimedOut)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn call_all_runs_calls_concurrently_up_to_the_limit() {
+    let calls = |n: usize| (0..n).map(|i| ToolCall::new(format!("c{i}"), "slow", r#"{"ms": 40}"#)).collect::<Vec<_>>();
+    let tools = weather().with_limits(Limits { concurrency: 20, ..Default::default() });
+    let started = Instant::now();
+    let results = tools.call_all(calls(20)).await;
+    let parallel = started.elapsed();
+    assert!(results.iter().all(|r| r.content == "slept 40ms"));
+    // 20 calls of 40 ms one after another would take 800 ms.
+    assert!(parallel < Duration::from_millis(600), "took {parallel:?}");
+
+    let tools = weather().with_limits(Limits { concurrency: 1, ..Default::default() });
+    let started = Instant::now();
+    tools.call_all(calls(5)).await;
+    assert!(started.elapsed() >= Duration::from_millis(200), "the limit of 1 was not respected");
+}
+
+#[tokio::test]
+async fn state_and_context_are_injected_and_never_in_the_schema() {
+    let tools = toolbox![count].with_state(Counter(AtomicUsize::new(0)));
+    assert_eq!(tools.call(ToolCall::new("x1", "count", "{}")).await.content, "1 (x1)");
+    assert_eq!(tools.call(ToolCall::new("x2", "count", "")).await.content, "2 (x2)");
+    let schema = &tools.spec("count").unwrap().input_schema;
+    assert_eq!(schema["properties"], serde_json::json!({}));
+}
+
+#[tokio::test]
+async fn missing_state_is_reported_as_unavailable_with_the_fix_for_the_operator() {
+    let r = toolbox![count].call(call("count", "{}")).await;
+    assert_eq!(r.kind(), Some(ErrorKind::Unavailable));
+    assert_eq!(r.content, "`count` is not available right now");
+    assert!(r.error.unwrap().detail.unwrap().contains("Toolbox::with_state"));
+}
+
+pub struct Files {
+    root: String,
+    reads: AtomicUsize,
+}
+
+#[tools]
+impl Files {
+    /// Read a file under the root.
+    #[tool(read_only)]
+    async fn read_file(
+        &self,
+        /// A path relative to the root.
+        path: String,
+    ) -> String {
+        self.reads.fetch_add(1, Ordering::SeqCst);
+        format!("{}/{}", self.root, path)
+    }
+
+    /// Count reads so far.
+    #[tool(name = "read_count", blocking)]
+    fn reads(&self) -> usize {
+        self.reads.load(Ordering::SeqCst)
+    }
+
+    /// Not a tool: an ordinary method stays as it is.
+    pub fn root(&self) -> &str {
+        &self.root
+    }
+}
+
+#[tokio::test]
+async fn methods_share_their_value() {
+    let files = Arc::new(Files { root: "/data".into(), reads: AtomicUsize::new(0) });
+    let tools = toolbox![files.read_file, files.reads, now];
+    assert_eq!(tools.names(), ["read_file", "read_count", "now"]);
+    assert_eq!(tools.call(call("read_file", r#"{"path": "a.md"}"#)).await.content, "/data/a.md");
+    assert_eq!(tools.call(call("read_count", "{}")).await.content, "1");
+    assert_eq!(files.root(), "/data");
+    assert!(tools.spec("read_file").unwrap().annotations.read_only);
+}
+
+#[tokio::test]
+async fn the_function_stays_callable_as_written() {
+    let w = get_weather("Paris".into(), Unit::Fahrenheit).await.unwrap();
+    assert_eq!(w.unit, Unit::Fahrenheit);
+    assert_eq!(now(), "12:00");
+    let _typed: toolkit::Args<search> = serde_json::from_str(r#"{"query": "abc"}"#).unwrap();
+}
+
+#[tokio::test]
+async fn run_time_tools_share_the_interface_and_names_stay_unique() {
+    let mut tools = toolbox![now];
+    let spec = ToolSpec::new(
+        "echo",
+        "Repeat the text.",
+        serde_json::json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+    );
+    tools
+        .add_dynamic(FnTool::new(spec.clone(), |args| async move {
+            Ok(Output::text(args["text"].as_str().unwrap_or_default()))
+        }))
+        .unwrap();
+    assert_eq!(tools.names(), ["now", "echo"]);
+    assert_eq!(tools.call(call("echo", r#"{"text": "hi"}"#)).await.content, "hi");
+    assert_eq!(tools.call(call("echo", "[1]")).await.kind(), Some(ErrorKind::NotAnObject));
+    assert_eq!(tools.call(call("echo", "")).await.kind(), Some(ErrorKind::EmptyArguments));
+
+    let dup = FnTool::new(spec, |_| async { Ok(Output::text("")) });
+    assert_eq!(tools.add_dynamic(dup).err(), Some(ToolboxError::DuplicateName("echo".into())));
+    assert_eq!(tools.add(now {}).err(), Some(ToolboxError::DuplicateName("now".into())));
+    let bad = ToolSpec::new("bad name", "x", serde_json::json!({"type": "object"}));
+    let bad = FnTool::new(bad, |_| async { Ok(Output::text("")) });
+    assert_eq!(tools.add_dynamic(bad).err(), Some(ToolboxError::InvalidName("bad name".into())));
+    tools.add(forget {}).unwrap();
+    assert_eq!(tools.call(call("forget", "{}")).await.content, "ok");
+}
+
+#[test]
+fn a_panicking_tool_needs_no_runtime_to_be_reported() {
+    // Driven by a minimal executor: no Tokio runtime at all.
+    let r = futures_executor_block_on(weather().call(call("explode", "{}")));
+    assert_eq!(r.kind(), Some(ErrorKind::Panicked));
+    // A timeout without a runtime is reported, not a crash.
+    let r = futures_executor_block_on(weather().call(call("slow", r#"{"ms": 1}"#)));
+    assert_eq!(r.kind(), Some(ErrorKind::Panicked), "{r:?}");
+}
+
+fn futures_executor_block_on<F: std::future::Future>(f: F) -> F::Output {
+    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    // A runtime without the time driver: timers panic inside the tool's guard.
+    rt.block_on(f)
+}
+
+/// Greet someone.
+#[tool]
+fn greet(
+    /// Who to greet.
+    #[arg(default = "world")]
+    name: String,
+) -> std::borrow::Cow<'static, str> {
+    if name == "world" { "hello, world".into() } else { format!("hello, {name}").into() }
+}
+
+#[tokio::test]
+async fn a_string_literal_default_and_a_cow_output_are_plain_text() {
+    let tools = toolbox![greet];
+    assert_eq!(tools.call(call("greet", "{}")).await.content, "hello, world");
+    assert_eq!(tools.call(call("greet", r#"{"name": "Ada"}"#)).await.content, "hello, Ada");
+    let schema = &tools.spec("greet").unwrap().input_schema;
+    assert_eq!(schema["properties"]["name"]["default"], "world");
+    assert!(schema.get("required").is_none(), "a defaulted parameter is optional");
+}

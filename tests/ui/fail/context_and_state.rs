@@ -1,0 +1,12 @@
+use toolkit::prelude::*;
+
+/// Read a file.
+#[tool]
+async fn read_file(#[context] #[state] cx: &CallContext<'_>, path: String) -> String {
+    let _ = cx;
+    path
+}
+
+fn main() {
+    let _ = toolbox![read_file];
+}

@@ -1,0 +1,10 @@
+use toolkit::prelude::*;
+
+#[tool(description = "")]
+fn get_weather(location: String) -> String {
+    location
+}
+
+fn main() {
+    let _ = toolbox![get_weather];
+}

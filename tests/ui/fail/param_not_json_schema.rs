@@ -1,0 +1,16 @@
+use toolkit::prelude::*;
+
+#[derive(serde::Deserialize)]
+struct Query {
+    text: String,
+}
+
+/// Search the index.
+#[tool]
+fn search(query: Query) -> String {
+    query.text
+}
+
+fn main() {
+    let _ = toolbox![search];
+}

@@ -1,0 +1,11 @@
+use toolkit::prelude::*;
+
+/// Add two integers.
+#[tool]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+fn main() {
+    let _ = toolbox![add, add];
+}

@@ -1,0 +1,25 @@
+use std::sync::Arc;
+use toolkit::prelude::*;
+
+struct Store;
+
+#[tools]
+impl Store {
+    /// Read a file.
+    #[tool]
+    fn read(&self, path: String) -> String {
+        path
+    }
+}
+
+impl Store {
+    fn write(&self, path: String) -> String {
+        path
+    }
+}
+
+fn main() {
+    let store = Arc::new(Store);
+    let _ = store.write(String::new());
+    let _ = toolbox![store.read, store.write];
+}

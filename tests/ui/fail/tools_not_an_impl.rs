@@ -1,0 +1,6 @@
+use toolkit::prelude::*;
+
+#[tools]
+struct Store;
+
+fn main() {}
