@@ -5,6 +5,7 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
@@ -338,5 +339,95 @@ impl<'a> CallContext<'a> {
     /// The toolbox's shared state.
     pub fn state(&self) -> &'a State {
         self.state
+    }
+}
+
+/// How a call ended, as its [`CallRecord`] tells it.
+///
+/// ```
+/// use toolkit::{ErrorKind, Outcome};
+/// assert_eq!(Outcome::Failed(ErrorKind::TimedOut).to_string(), "failed(timed_out)");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The tool ran and returned its output.
+    Ok,
+    /// The call failed; the kind says why.
+    Failed(ErrorKind),
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Ok => f.write_str("ok"),
+            Outcome::Failed(kind) => write!(f, "failed({kind})"),
+        }
+    }
+}
+
+/// One call after the fact: what the model asked for, what it got back, and how long it
+/// took. A toolbox with [`RecordSink`]s delivers exactly one record per call, whatever
+/// happened to it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct CallRecord {
+    /// The call's id (`tool_call_id`).
+    pub call_id: String,
+    /// The tool name the model used.
+    pub tool: String,
+    /// The arguments exactly as the model sent them.
+    pub arguments: String,
+    /// How the call ended.
+    pub outcome: Outcome,
+    /// The model-visible text of the result.
+    pub content: String,
+    /// Operator-only detail of a failure, if any.
+    pub detail: Option<String>,
+    /// When the call started.
+    pub started_at: SystemTime,
+    /// How long it took, parsing included.
+    pub duration: Duration,
+}
+
+impl CallRecord {
+    pub(crate) fn new(result: &ToolResult, arguments: String, started_at: SystemTime, duration: Duration) -> Self {
+        CallRecord {
+            call_id: result.call_id.clone(),
+            tool: result.name.clone(),
+            arguments,
+            outcome: result.kind().map_or(Outcome::Ok, Outcome::Failed),
+            content: result.content.clone(),
+            detail: result.error.as_ref().and_then(|e| e.detail.clone()),
+            started_at,
+            duration,
+        }
+    }
+}
+
+/// Receives every [`CallRecord`] of a toolbox (see [`Toolbox::with_sink`](crate::Toolbox::with_sink)).
+///
+/// Called on the calling task once the result is known, so it must be quick: a sink that
+/// does I/O hands the record to a queue. A sink that panics is isolated: the call's result
+/// and the other sinks are unaffected. Closures `Fn(&CallRecord)` are sinks.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use toolkit::{CallRecord, Toolbox};
+///
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let log = Arc::clone(&seen);
+/// let tools = Toolbox::new().with_sink(move |r: &CallRecord| log.lock().unwrap().push(r.outcome));
+/// # drop(tools);
+/// ```
+pub trait RecordSink: Send + Sync + 'static {
+    /// Takes one record.
+    fn record(&self, record: &CallRecord);
+}
+
+impl<F: Fn(&CallRecord) + Send + Sync + 'static> RecordSink for F {
+    fn record(&self, record: &CallRecord) {
+        self(record)
     }
 }

@@ -43,7 +43,9 @@ pub mod toolbox;
 #[doc(hidden)]
 pub mod __private;
 
-pub use call::{CallContext, ErrorKind, Output, State, ToolCall, ToolError, ToolResult, Violation};
+pub use call::{
+    CallContext, CallRecord, ErrorKind, Outcome, Output, RecordSink, State, ToolCall, ToolError, ToolResult, Violation,
+};
 pub use schema::{Incompatibility, Target};
 pub use tool::{Annotations, Tool, ToolSpec, Validate};
 pub use toolbox::{DynTool, FnTool, Limits, Toolbox, ToolboxError};

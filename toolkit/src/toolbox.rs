@@ -7,14 +7,15 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime};
 
 use futures_util::StreamExt;
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use tracing::Instrument;
 
-use crate::call::{CallContext, ErrorKind, Output, State, ToolCall, ToolError, ToolResult};
+use crate::call::{CallContext, CallRecord, ErrorKind, Output, RecordSink, State, ToolCall, ToolError, ToolResult};
 use crate::schema::{Incompatibility, Target};
 use crate::tool::{Tool, ToolSpec, Validate};
 
@@ -199,6 +200,7 @@ pub struct Toolbox {
     extra: Vec<Arc<dyn Erased>>,
     limits: Limits,
     state: State,
+    sinks: Vec<Arc<dyn RecordSink>>,
 }
 
 impl Default for Toolbox {
@@ -216,7 +218,13 @@ impl fmt::Debug for Toolbox {
 impl Toolbox {
     /// An empty toolbox.
     pub fn new() -> Self {
-        Toolbox { table: Box::new(NoTools), extra: Vec::new(), limits: Limits::default(), state: State::default() }
+        Toolbox {
+            table: Box::new(NoTools),
+            extra: Vec::new(),
+            limits: Limits::default(),
+            state: State::default(),
+            sinks: Vec::new(),
+        }
     }
 
     #[doc(hidden)]
@@ -238,6 +246,13 @@ impl Toolbox {
     /// Provides a value to tools that take it as a `#[state]` parameter.
     pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.state.insert(value);
+        self
+    }
+
+    /// Delivers a [`CallRecord`] of every call to `sink`. Without sinks no record is
+    /// built, so records cost nothing unless asked for.
+    pub fn with_sink(mut self, sink: impl RecordSink) -> Self {
+        self.sinks.push(Arc::new(sink));
         self
     }
 
@@ -304,11 +319,40 @@ impl Toolbox {
     #[allow(clippy::manual_async_fn)]
     pub fn call(&self, call: ToolCall) -> impl Future<Output = ToolResult> + Send + '_ {
         async move {
-            let outcome = match self.start(&call) {
-                Started::Done(outcome) => outcome,
-                Started::Running(running) => running.await,
+            let clock = (!self.sinks.is_empty()).then(|| (SystemTime::now(), Instant::now()));
+            // Until a tracing subscriber is installed anywhere, spans are skipped outright
+            // (one relaxed atomic load); from then on every call is traced.
+            let outcome = if tracing::dispatcher::has_been_set() {
+                let span = call_span(&call);
+                let outcome = match span.in_scope(|| self.start(&call)) {
+                    Started::Done(outcome) => outcome,
+                    Started::Running(running) => running.instrument(span.clone()).await,
+                };
+                if let Err(e) = &outcome {
+                    span.record("error.type", e.kind.as_str());
+                }
+                outcome
+            } else {
+                match self.start(&call) {
+                    Started::Done(outcome) => outcome,
+                    Started::Running(running) => running.await,
+                }
             };
-            finish(call, outcome)
+            let ToolCall { id, name, arguments } = call;
+            let result = finish(id, name, outcome);
+            if let Some((started_at, started)) = clock {
+                self.deliver(&CallRecord::new(&result, arguments, started_at, started.elapsed()));
+            }
+            result
+        }
+    }
+
+    /// Hands a record to every sink; a sink that panics is reported and skipped.
+    fn deliver(&self, record: &CallRecord) {
+        for sink in &self.sinks {
+            if catch_unwind(AssertUnwindSafe(|| sink.record(record))).is_err() {
+                tracing::error!(gen_ai.tool.call.id = %record.call_id, "a record sink panicked; the call's result is unaffected");
+            }
         }
     }
 
@@ -383,9 +427,24 @@ async fn run_async<T: Tool>(tool: &T, call: &ToolCall, env: Env<'_>) -> Result<O
     Guard::new(tool.invoke(args, &cx), spec, env.limits).await
 }
 
+/// The span every call runs in, named and attributed after the OpenTelemetry GenAI
+/// conventions (`execute_tool {gen_ai.tool.name}`; `error.type` is recorded on failure).
+/// With no subscriber interested, this is one check of a cached flag.
 #[inline]
-fn finish(call: ToolCall, outcome: Result<Output, ToolError>) -> ToolResult {
-    let ToolCall { id, name, .. } = call;
+fn call_span(call: &ToolCall) -> tracing::Span {
+    tracing::info_span!(
+        "execute_tool",
+        otel.name = %format_args!("execute_tool {}", call.name),
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = %call.name,
+        gen_ai.tool.call.id = %call.id,
+        gen_ai.tool.type = "function",
+        error.type = tracing::field::Empty,
+    )
+}
+
+#[inline]
+fn finish(id: String, name: String, outcome: Result<Output, ToolError>) -> ToolResult {
     match outcome {
         Ok(output) => ToolResult { call_id: id, name, content: output.into_string(), error: None },
         Err(error) => ToolResult::failed(id, name, error),
