@@ -12,6 +12,12 @@
 //! and the sections around it run a few iterations only, checking that the floor and the
 //! toolbox produce the same text.
 //!
+//! With `--instructions <variant> <n>` (variants `two-floor`, `two-boxed`, `two-toolbox`,
+//! `five-floor`, `five-boxed`, `five-toolbox`) it runs exactly `n` calls of that variant
+//! and exits, printing nothing and never starting criterion: a workload for
+//! `benches/instructions.sh`, which counts instructions per call under callgrind (wall
+//! times on a shared machine are noisy; instruction counts are not).
+//!
 //! # What is compared, and why it is fair
 //!
 //! * The **floor** is what one would write by hand for the same tool: take the
@@ -311,6 +317,23 @@ fn fmt_count(n: f64) -> String {
     if n.fract() == 0.0 { format!("{n:.0}") } else { format!("{n:.2}") }
 }
 
+// ---- instruction counts (`--instructions`) ----------------------------------------
+
+/// The variants `--instructions` accepts.
+const VARIANTS: [&str; 6] = ["two-floor", "two-boxed", "two-toolbox", "five-floor", "five-boxed", "five-toolbox"];
+
+/// `n` calls of `f`, nothing else: the `ToolCall`s are built before, and the results
+/// dropped after, as in [`time_batch`]. Never inlined, so that callgrind's
+/// `--toggle-collect=*instructions_loop*` counts exactly these calls.
+#[inline(never)]
+fn instructions_loop(calls: Vec<ToolCall>, f: &impl Fn(ToolCall) -> ToolResult) -> Vec<ToolResult> {
+    let mut results = Vec::with_capacity(calls.len());
+    for call in calls {
+        results.push(f(call));
+    }
+    results
+}
+
 // ---- interleaved timing (for the ratios) -----------------------------------------
 
 /// Nanoseconds per call of `f` over `n` calls (building the calls, and dropping the
@@ -394,6 +417,21 @@ impl<F: Fn(ToolCall) -> ToolResult, B: Fn(ToolCall) -> ToolResult> Case<F, B> {
             b.iter_batched(|| self.call(), |call| self.toolbox(call), BatchSize::SmallInput)
         });
         g.finish();
+    }
+
+    /// `n` calls of one side (`floor`, `boxed` or `toolbox`), for `--instructions`.
+    fn instructions(&self, side: &str, n: usize) {
+        let calls: Vec<ToolCall> = black_box((0..n).map(|_| self.call()).collect());
+        let results = match side {
+            "floor" => instructions_loop(calls, &|c| self.floor(c)),
+            "boxed" => instructions_loop(calls, &|c| (self.boxed)(c)),
+            "toolbox" => instructions_loop(calls, &|c| self.toolbox(c)),
+            _ => unreachable!("side checked by the caller: {side}"),
+        };
+        let results = black_box(results);
+        if let Some(r) = results.first() {
+            assert!(r.error.is_none(), "{}: {side} failed: {}", self.label, r.content);
+        }
     }
 
     fn measured(&self, (allocs_floor, allocs_toolbox): (f64, f64), rounds: usize, n: usize) -> Measured {
@@ -487,6 +525,17 @@ fn main() {
     // Same rule as criterion: without `--bench` (as under `cargo test --benches`) it
     // only checks that each benchmark runs; so do the sections around it.
     let full = has("--bench") && !has("--test") && !has("--list");
+    // `--instructions <variant> <n>`: a workload for callgrind, handled before (and
+    // instead of) everything else, so criterion never sees these arguments.
+    let instructions = args.iter().position(|a| a == "--instructions").map(|i| {
+        let usage = || -> ! {
+            eprintln!("usage: dispatch --instructions <variant> <n>, variant one of {}", VARIANTS.join(", "));
+            std::process::exit(2)
+        };
+        let variant = args.get(i + 1).filter(|v| VARIANTS.contains(&v.as_str())).unwrap_or_else(|| usage());
+        let n: usize = args.get(i + 2).and_then(|n| n.parse().ok()).unwrap_or_else(|| usage());
+        (variant.clone(), n)
+    });
 
     let two = Case {
         group: "two_arg",
@@ -510,6 +559,15 @@ fn main() {
     };
     two.check();
     five.check();
+
+    if let Some((variant, n)) = instructions {
+        match variant.split_once('-') {
+            Some(("two", side)) => two.instructions(side, n),
+            Some(("five", side)) => five.instructions(side, n),
+            _ => unreachable!("variant checked above: {variant}"),
+        }
+        return;
+    }
 
     // 1. Allocations, before anything runs on other threads.
     let n = if full { 10_000 } else { 100 };
