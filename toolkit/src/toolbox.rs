@@ -319,32 +319,39 @@ impl Toolbox {
     #[allow(clippy::manual_async_fn)]
     pub fn call(&self, call: ToolCall) -> impl Future<Output = ToolResult> + Send + '_ {
         async move {
-            let clock = (!self.sinks.is_empty()).then(|| (SystemTime::now(), Instant::now()));
-            // Until a tracing subscriber is installed anywhere, spans are skipped outright
-            // (one relaxed atomic load); from then on every call is traced.
-            let outcome = if tracing::dispatcher::has_been_set() {
-                let span = call_span(&call);
-                let outcome = match span.in_scope(|| self.start(&call)) {
-                    Started::Done(outcome) => outcome,
-                    Started::Running(running) => running.instrument(span.clone()).await,
-                };
-                if let Err(e) = &outcome {
-                    span.record("error.type", e.kind.as_str());
-                }
-                outcome
-            } else {
-                match self.start(&call) {
-                    Started::Done(outcome) => outcome,
-                    Started::Running(running) => running.await,
-                }
-            };
-            let ToolCall { id, name, arguments } = call;
-            let result = finish(id, name, outcome);
-            if let Some((started_at, started)) = clock {
-                self.deliver(&CallRecord::new(&result, arguments, started_at, started.elapsed()));
+            // Records and spans live in their own future, boxed only when someone
+            // observes calls: the plain path keeps a small future that is cheap to move.
+            // A span is due once any tracing subscriber is installed (one relaxed load).
+            if !self.sinks.is_empty() || tracing::dispatcher::has_been_set() {
+                return Box::pin(self.call_observed(call)).await;
             }
-            result
+            let outcome = match self.start(&call) {
+                Started::Done(outcome) => outcome,
+                Started::Running(running) => running.await,
+            };
+            let ToolCall { id, name, .. } = call;
+            finish(id, name, outcome)
         }
+    }
+
+    /// [`call`](Toolbox::call) in an `execute_tool` span, with a [`CallRecord`] for the
+    /// sinks.
+    async fn call_observed(&self, call: ToolCall) -> ToolResult {
+        let clock = (!self.sinks.is_empty()).then(|| (SystemTime::now(), Instant::now()));
+        let span = call_span(&call);
+        let outcome = match span.in_scope(|| self.start(&call)) {
+            Started::Done(outcome) => outcome,
+            Started::Running(running) => running.instrument(span.clone()).await,
+        };
+        if let Err(e) = &outcome {
+            span.record("error.type", e.kind.as_str());
+        }
+        let ToolCall { id, name, arguments } = call;
+        let result = finish(id, name, outcome);
+        if let Some((started_at, started)) = clock {
+            self.deliver(&CallRecord::new(&result, arguments, started_at, started.elapsed()));
+        }
+        result
     }
 
     /// Hands a record to every sink; a sink that panics is reported and skipped.
