@@ -2,7 +2,7 @@
 //! whose handle holds the value (`Arc<Self>`), so tools can share a client or a config.
 
 use proc_macro2::TokenStream;
-use quote::{ToTokens, quote};
+use quote::quote;
 use syn::{ImplItem, ItemImpl, Type};
 
 use crate::errors::Errors;
@@ -74,7 +74,7 @@ pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {
                 ToolOptions::default()
             }
         };
-        let krate = options.krate.as_ref().map(|p| p.to_token_stream()).unwrap_or_else(|| quote!(::toolkit));
+        let krate = options.krate();
         block_krate.get_or_insert_with(|| krate.clone());
         let site = Site::Method { owner: owner.clone(), self_ty: self_ty.clone() };
         let model = tool::build(options, &method.attrs, &method.vis, &method.sig, site, &mut local);

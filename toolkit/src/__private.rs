@@ -1,9 +1,12 @@
 //! Support for the code `#[tool]`, `#[tools]` and `toolbox!` generate. Not a public
 //! API: everything here may change in any release.
 //!
-//! The traits with `#[diagnostic::on_unimplemented]` exist so that a parameter or a
-//! return type the runtime cannot use fails with one error at the user's type that
-//! names the fix, instead of a cascade from deep inside serde or schemars.
+//! One mistake, one error: the traits with `#[diagnostic::on_unimplemented]` exist so
+//! that a parameter or a return type the runtime cannot use fails with one error at the
+//! user's type that names the fix, instead of a cascade from deep inside serde or
+//! schemars; the `*Probe` types resolve optional capabilities (a default's JSON, an
+//! output schema, an error's source chain) by autoref specialization, so a missing one
+//! never reports the same mistake a second time.
 #![allow(missing_docs)]
 
 use std::fmt::Display;
@@ -21,10 +24,11 @@ pub use std::result::Result::{self, Err, Ok};
 pub use std::string::String;
 pub use std::sync::LazyLock;
 pub use std::time::Duration;
+pub use std::vec;
 pub use std::vec::Vec;
 
 pub use crate::call::{CallContext, ErrorKind, Output, ToolCall, ToolError, ToolResult, Violation};
-pub use crate::schema::builder::ArgsSchema;
+pub use crate::schema::builder::{ArgsSchema, Presence};
 pub use crate::tool::{Annotations, Tool, ToolSpec, Validate};
 pub use crate::toolbox::{Dispatch, Env, Started, Toolbox, run};
 
@@ -138,6 +142,16 @@ impl<'a> FromContext<'a> for CallContext<'a> {
     }
 }
 
+#[inline]
+pub fn from_context<'a, T: FromContext<'a>>(cx: &'a CallContext<'a>) -> T {
+    T::from_context(cx)
+}
+
+#[inline]
+pub fn from_state<'a, T: FromState<'a>>(cx: &CallContext<'a>) -> Result<T, ToolError> {
+    T::from_state(cx)
+}
+
 // ---- outputs --------------------------------------------------------------------
 
 #[diagnostic::on_unimplemented(
@@ -196,6 +210,60 @@ where
     }
 }
 
+/// The one check that a tool's error type is `Display`, spanned at the error type (or at
+/// the whole return type, for a `Result` alias that hides it).
+#[inline]
+pub fn check_error<E: ToolErrorType + ?Sized>(_: &E) {}
+
+/// Turns a tool's `Err` into a [`ToolError`] by autoref specialization, used as
+/// `(&&&ErrorProbe(e)).tool_error()`: the model reads the error's `Display`; when it is
+/// a `std::error::Error`, its source chain becomes operator-only detail; an error type
+/// that is not even `Display` (already reported once by [`check_error`]) still resolves,
+/// so the mistake is not reported a second time.
+pub struct ErrorProbe<E>(pub E);
+
+pub trait ErrorViaError {
+    fn tool_error(&self) -> ToolError;
+}
+impl<E: std::error::Error> ErrorViaError for &&ErrorProbe<E> {
+    fn tool_error(&self) -> ToolError {
+        let mut chain = Vec::new();
+        let mut source = self.0.source();
+        while let Some(s) = source {
+            chain.push(s.to_string());
+            source = s.source();
+        }
+        let e = ToolError::new(ErrorKind::ToolFailed, self.0.to_string());
+        if chain.is_empty() { e } else { e.with_detail(chain.join(": ")) }
+    }
+}
+pub trait ErrorViaDisplay {
+    fn tool_error(&self) -> ToolError;
+}
+impl<E: ToolErrorType> ErrorViaDisplay for &ErrorProbe<E> {
+    fn tool_error(&self) -> ToolError {
+        ToolError::new(ErrorKind::ToolFailed, self.0.to_string())
+    }
+}
+pub trait ErrorViaNothing {
+    fn tool_error(&self) -> ToolError;
+}
+impl<E> ErrorViaNothing for ErrorProbe<E> {
+    fn tool_error(&self) -> ToolError {
+        ToolError::new(ErrorKind::ToolFailed, "the tool failed")
+    }
+}
+
+/// The `invoke` of a sync tool: its `invoke_now` always runs the tool.
+#[inline]
+pub fn finished<A>(outcome: Result<Result<Output, ToolError>, A>) -> Result<Output, ToolError> {
+    match outcome {
+        Ok(outcome) => outcome,
+        Err(_) => Err(ToolError::new(ErrorKind::Unavailable, "this tool is not available")
+            .with_detail("a sync tool's `invoke_now` gave its arguments back")),
+    }
+}
+
 // ---- constraints ----------------------------------------------------------------
 
 #[diagnostic::on_unimplemented(
@@ -204,7 +272,7 @@ where
     note = "use `min_length`/`max_length` for strings and lists, `pattern` for strings"
 )]
 pub trait Numeric {
-    type Bound: PartialOrd + Display + Copy + serde::Serialize;
+    type Bound: PartialOrd + Display + Copy;
     fn number(&self) -> Option<Self::Bound>;
 }
 
@@ -313,91 +381,6 @@ pub fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|e| unreachable!("pattern checked at compile time: {e}"))
 }
 
-// ---- toolbox! ----------------------------------------------------------------
-
-/// Compile-time string equality, for duplicate-name checks in `toolbox!`.
-pub const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-// ---- odds and ends the expansions use -------------------------------------------
-
-pub use crate::schema::builder::Presence;
-pub use std::vec;
-
-/// The schema keywords of a length constraint: `minItems`/`maxItems` for lists,
-/// `minLength`/`maxLength` otherwise (autoref: no second error when the type has no
-/// length; the `Validate` impl reports that once).
-pub struct LengthProbe<T: ?Sized>(pub PhantomData<T>);
-pub trait LengthViaTrait {
-    fn keywords(&self) -> (&'static str, &'static str);
-}
-impl<T: HasLength> LengthViaTrait for &LengthProbe<T> {
-    fn keywords(&self) -> (&'static str, &'static str) {
-        T::KEYWORDS
-    }
-}
-pub trait LengthViaNothing {
-    fn keywords(&self) -> (&'static str, &'static str);
-}
-impl<T: ?Sized> LengthViaNothing for LengthProbe<T> {
-    fn keywords(&self) -> (&'static str, &'static str) {
-        ("minLength", "maxLength")
-    }
-}
-
-#[inline]
-pub fn from_context<'a, T: FromContext<'a>>(cx: &'a CallContext<'a>) -> T {
-    T::from_context(cx)
-}
-
-#[inline]
-pub fn from_state<'a, T: FromState<'a>>(cx: &CallContext<'a>) -> Result<T, ToolError> {
-    T::from_state(cx)
-}
-
-/// The arguments of a tool whose definition did not compile (see the compile errors).
-#[derive(serde::Deserialize)]
-pub struct NoArgs {}
-
-impl Validate for NoArgs {
-    fn validate(&self) -> Result<(), Violation> {
-        Ok(())
-    }
-}
-
-pub fn placeholder_spec() -> &'static ToolSpec {
-    static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
-        ToolSpec::new(
-            "placeholder",
-            "A tool whose definition has compile errors.",
-            serde_json::json!({"type": "object"}),
-        )
-    });
-    &SPEC
-}
-
-pub fn placeholder_error() -> ToolError {
-    ToolError::new(ErrorKind::Unavailable, "this tool is not available")
-}
-
-// ---- one mistake, one error (added with the `tests/ui` suite) --------------------
-//
-// Each item below exists so that a mistake the macros cannot see syntactically fails
-// with exactly one error at the user's token, instead of that error plus follow-on
-// errors from the same cause.
-
 /// `minimum` with the bound's type inferred from the parameter through `Numeric<Bound = B>`
 /// rather than the projection `T::Bound`, which fails a second time when `T` is not a
 /// number.
@@ -424,48 +407,43 @@ where
     }
 }
 
-/// The one check that a tool's error type is `Display`, spanned at the error type (or at
-/// the whole return type, for a `Result` alias that hides it).
-#[inline]
-pub fn check_error<E: ToolErrorType + ?Sized>(_: &E) {}
-
-/// Turns a tool's `Err` into a [`ToolError`] by autoref specialization, used as
-/// `(&&&ErrorProbe(e)).tool_error()`: the model reads the error's `Display`; when it is
-/// a `std::error::Error`, its source chain becomes operator-only detail; an error type
-/// that is not even `Display` (already reported once by [`check_error`]) still resolves,
-/// so the mistake is not reported a second time.
-pub struct ErrorProbe<E>(pub E);
-
-pub trait ErrorViaError {
-    fn tool_error(&self) -> ToolError;
+/// The schema keywords of a length constraint: `minItems`/`maxItems` for lists,
+/// `minLength`/`maxLength` otherwise (autoref: no second error when the type has no
+/// length; the `Validate` impl reports that once).
+pub struct LengthProbe<T: ?Sized>(pub PhantomData<T>);
+pub trait LengthViaTrait {
+    fn keywords(&self) -> (&'static str, &'static str);
 }
-impl<E: std::error::Error> ErrorViaError for &&ErrorProbe<E> {
-    fn tool_error(&self) -> ToolError {
-        let mut chain = Vec::new();
-        let mut source = self.0.source();
-        while let Some(s) = source {
-            chain.push(s.to_string());
-            source = s.source();
+impl<T: HasLength> LengthViaTrait for &LengthProbe<T> {
+    fn keywords(&self) -> (&'static str, &'static str) {
+        T::KEYWORDS
+    }
+}
+pub trait LengthViaNothing {
+    fn keywords(&self) -> (&'static str, &'static str);
+}
+impl<T: ?Sized> LengthViaNothing for LengthProbe<T> {
+    fn keywords(&self) -> (&'static str, &'static str) {
+        ("minLength", "maxLength")
+    }
+}
+
+// ---- toolbox! ----------------------------------------------------------------
+
+/// Compile-time string equality, for duplicate-name checks in `toolbox!`.
+pub const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
         }
-        let e = ToolError::new(ErrorKind::ToolFailed, self.0.to_string());
-        if chain.is_empty() { e } else { e.with_detail(chain.join(": ")) }
+        i += 1;
     }
-}
-pub trait ErrorViaDisplay {
-    fn tool_error(&self) -> ToolError;
-}
-impl<E: ToolErrorType> ErrorViaDisplay for &ErrorProbe<E> {
-    fn tool_error(&self) -> ToolError {
-        ToolError::new(ErrorKind::ToolFailed, self.0.to_string())
-    }
-}
-pub trait ErrorViaNothing {
-    fn tool_error(&self) -> ToolError;
-}
-impl<E> ErrorViaNothing for ErrorProbe<E> {
-    fn tool_error(&self) -> ToolError {
-        ToolError::new(ErrorKind::ToolFailed, "the tool failed")
-    }
+    true
 }
 
 /// The handle of a `#[tool]` function, as `toolbox!` names it (by the function's path).
@@ -514,12 +492,29 @@ pub fn method_tool<T: MethodTool>(accessor: T) -> T::Handle {
     accessor.handle()
 }
 
-/// The `invoke` of a sync tool: its `invoke_now` always runs the tool.
-#[inline]
-pub fn finished<A>(outcome: Result<Result<Output, ToolError>, A>) -> Result<Output, ToolError> {
-    match outcome {
-        Ok(outcome) => outcome,
-        Err(_) => Err(ToolError::new(ErrorKind::Unavailable, "this tool is not available")
-            .with_detail("a sync tool's `invoke_now` gave its arguments back")),
+// ---- placeholders: what a tool whose definition has errors expands to -----------
+
+/// The arguments of a tool whose definition did not compile (see the compile errors).
+#[derive(serde::Deserialize)]
+pub struct NoArgs {}
+
+impl Validate for NoArgs {
+    fn validate(&self) -> Result<(), Violation> {
+        Ok(())
     }
+}
+
+pub fn placeholder_spec() -> &'static ToolSpec {
+    static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+        ToolSpec::new(
+            "placeholder",
+            "A tool whose definition has compile errors.",
+            serde_json::json!({"type": "object"}),
+        )
+    });
+    &SPEC
+}
+
+pub fn placeholder_error() -> ToolError {
+    ToolError::new(ErrorKind::Unavailable, "this tool is not available")
 }

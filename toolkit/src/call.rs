@@ -214,25 +214,32 @@ impl fmt::Display for Violation {
     }
 }
 
-/// What a tool returned, ready for the model.
+/// What a tool returned, ready for the model: its text. (Whether a tool's output is
+/// typed JSON is a property of the tool: [`ToolSpec::output_schema`].)
+///
+/// ```
+/// use toolkit::Output;
+/// assert_eq!(Output::text("12:00").as_str(), "12:00");
+/// assert_eq!(Output::json(&[1, 2]).unwrap().as_str(), "[1,2]");
+/// assert_eq!(Output::unit().into_string(), "ok");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {
     text: String,
-    json: bool,
 }
 
 impl Output {
     /// Plain text, sent as is.
     #[inline]
     pub fn text(text: impl Into<String>) -> Self {
-        Output { text: text.into(), json: false }
+        Output { text: text.into() }
     }
 
     /// A value sent as JSON text.
     #[inline]
     pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<Self, ToolError> {
         match serde_json::to_string(value) {
-            Ok(text) => Ok(Output { text, json: true }),
+            Ok(text) => Ok(Output { text }),
             Err(e) => Err(ToolError::new(
                 ErrorKind::ToolFailed,
                 "the tool produced a result that could not be encoded as JSON",
@@ -244,17 +251,12 @@ impl Output {
     /// The output of a tool that returns `()`.
     #[inline]
     pub fn unit() -> Self {
-        Output { text: String::from("ok"), json: false }
+        Output { text: String::from("ok") }
     }
 
     /// The model-visible text.
     pub fn as_str(&self) -> &str {
         &self.text
-    }
-
-    /// Whether the text is JSON produced from a typed value.
-    pub fn is_json(&self) -> bool {
-        self.json
     }
 
     /// The model-visible text, owned.

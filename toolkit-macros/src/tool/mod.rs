@@ -9,7 +9,7 @@ pub use model::{Site, build, cfgs, clean_signature, unraw};
 pub use parse::ToolOptions;
 
 use proc_macro2::{TokenStream, TokenTree};
-use quote::{ToTokens, quote};
+use quote::quote;
 use syn::parse::{Parse, ParseStream};
 use syn::{Attribute, Signature, Visibility};
 
@@ -57,7 +57,7 @@ pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {
             ToolOptions::default()
         }
     };
-    let krate = options.krate.as_ref().map(|p| p.to_token_stream()).unwrap_or_else(|| quote!(::toolkit));
+    let krate = options.krate();
     let clean = clean_signature(&item.sig);
     let RawFn { attrs, vis, body, .. } = &item;
     let function = quote!(#(#attrs)* #vis #clean #body);

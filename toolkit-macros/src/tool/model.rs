@@ -450,7 +450,7 @@ pub fn build(
     site: Site,
     errors: &mut Errors,
 ) -> Option<ToolModel> {
-    let krate = options.krate.as_ref().map(|p| p.to_token_stream()).unwrap_or_else(|| quote!(::toolkit));
+    let krate = options.krate();
 
     // The function itself.
     if let syn::Safety::Unsafe(t) = &sig.safety {

@@ -53,6 +53,14 @@ impl ToolOptions {
         let items = darling::ast::NestedMeta::parse_meta_list(args).map_err(|e| vec![e])?;
         ToolOptions::from_list(&items).map_err(|e| explain(e, "#[tool(...)]", TOOL_KEYS))
     }
+
+    /// The path generated code reaches the runtime by: `crate = path`, or `::toolkit`.
+    pub fn krate(&self) -> TokenStream {
+        match &self.krate {
+            Some(path) => quote::ToTokens::to_token_stream(path),
+            None => quote::quote!(::toolkit),
+        }
+    }
 }
 
 /// An expression taken as written (darling would parse a string literal's contents as
