@@ -102,14 +102,17 @@ fn every_call_runs_in_an_execute_tool_span_with_the_genai_attributes() {
     tracing::subscriber::set_global_default(Probe(Arc::clone(&capture))).expect("the only subscriber");
     let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
     let tools = toolbox![add, wait];
+    let guarded = toolbox![add]
+        .with_hook(toolkit::Hook::before("deny", |_: &mut BeforeCall<'_>| toolkit::Decision::Block("not now".into())));
     rt.block_on(async {
         tools.call(ToolCall::new("call_1", "add", r#"{"a": 1, "b": 2}"#)).await;
         tools.call(ToolCall::new("call_2", "wait", r#"{"ms": 5}"#)).await;
         tools.call(ToolCall::new("call_3", "add", "{}")).await;
+        guarded.call(ToolCall::new("call_4", "add", r#"{"a": 1, "b": 2}"#)).await;
     });
     let seen = capture.seen.lock().unwrap();
     let spans: Vec<_> = seen.spans.iter().filter(|(name, _)| name == "execute_tool").collect();
-    assert_eq!(spans.len(), 3);
+    assert_eq!(spans.len(), 4);
     let (_, first) = spans[0];
     assert_eq!(first["otel.name"], "execute_tool add");
     assert_eq!(first["gen_ai.operation.name"], "execute_tool");
@@ -118,6 +121,10 @@ fn every_call_runs_in_an_execute_tool_span_with_the_genai_attributes() {
     assert_eq!(first["gen_ai.tool.type"], "function");
     assert!(!first.contains_key("error.type"), "a success records no error");
     assert_eq!(spans[2].1["error.type"], "missing_field");
+    assert_eq!(first["toolkit.outcome"], "ok");
+    assert_eq!(spans[2].1["toolkit.outcome"], "failed");
+    assert_eq!(spans[3].1["toolkit.outcome"], "blocked", "a hooked call is traced the same way");
+    assert_eq!(spans[3].1["error.type"], "blocked");
 
     // What the tools log happens inside their call's span, sync and async alike.
     let span_of = |message: &str| seen.events.iter().find(|(m, _)| m == message).and_then(|(_, s)| *s);

@@ -1,4 +1,5 @@
-//! Procedural macros of `toolkit`: `#[tool]`, `#[tools]` and `toolbox!`.
+//! Procedural macros of `toolkit`: `#[tool]`, `#[tools]`, `toolbox!`, `#[hook]` and
+//! `hooks!`.
 //!
 //! Use them through the `toolkit` crate, which re-exports them; generated code refers to
 //! the runtime through `::toolkit` (or the path given with `crate = path`).
@@ -10,6 +11,8 @@ use proc_macro::TokenStream;
 
 mod docs;
 mod errors;
+mod hook;
+mod hooks;
 mod tool;
 mod toolbox;
 mod tools;
@@ -31,4 +34,16 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn toolbox(input: TokenStream) -> TokenStream {
     toolbox::entry(input.into()).into()
+}
+
+/// Makes a function a hook that governs tool calls. See the `toolkit` crate.
+#[proc_macro_attribute]
+pub fn hook(args: TokenStream, input: TokenStream) -> TokenStream {
+    hook::entry(args.into(), input.into()).into()
+}
+
+/// Builds a `Hooks` set of `#[hook]` functions. See the `toolkit` crate.
+#[proc_macro]
+pub fn hooks(input: TokenStream) -> TokenStream {
+    hooks::entry(input.into()).into()
 }

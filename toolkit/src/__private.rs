@@ -1,5 +1,5 @@
-//! Support for the code `#[tool]`, `#[tools]` and `toolbox!` generate. Not a public
-//! API: everything here may change in any release.
+//! Support for the code `#[tool]`, `#[tools]`, `toolbox!`, `#[hook]` and `hooks!`
+//! generate. Not a public API: everything here may change in any release.
 //!
 //! One mistake, one error: the traits with `#[diagnostic::on_unimplemented]` exist so
 //! that a parameter or a return type the runtime cannot use fails with one error at the
@@ -9,7 +9,9 @@
 //! never reports the same mistake a second time.
 #![allow(missing_docs)]
 
+use std::any::Any;
 use std::fmt::Display;
+use std::future::Future;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -28,6 +30,10 @@ pub use std::vec;
 pub use std::vec::Vec;
 
 pub use crate::call::{CallContext, ErrorKind, Output, ToolCall, ToolError, ToolResult, Violation};
+pub use crate::hook::{
+    AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, ErrorCall, ErrorHook, Hook, HookError, HookStep, Hooks,
+    IntoHookResult, OnFailure, Recovery,
+};
 pub use crate::schema::builder::{ArgsSchema, Presence};
 pub use crate::tool::{Annotations, Tool, ToolSpec, Validate};
 pub use crate::toolbox::{Dispatch, Env, Started, Toolbox, run};
@@ -262,6 +268,195 @@ pub fn finished<A>(outcome: Result<Result<Output, ToolError>, A>) -> Result<Outp
         Err(_) => Err(ToolError::new(ErrorKind::Unavailable, "this tool is not available")
             .with_detail("a sync tool's `invoke_now` gave its arguments back")),
     }
+}
+
+// ---- what hooks see of a tool -----------------------------------------------------
+
+/// Encodes one argument for `Tool::encode_args` by autoref specialization, used as
+/// `(&&EncodeProbe(&args.field)).encode_param("wire")`: parameter types need not be
+/// `Serialize`; one that is not fails the encoding (at run time, naming the parameter).
+pub struct EncodeProbe<'a, T>(pub &'a T);
+
+pub trait EncodeViaSerialize {
+    fn encode_param(&self, name: &str) -> Result<serde_json::Value, String>;
+}
+impl<T: serde::Serialize> EncodeViaSerialize for &EncodeProbe<'_, T> {
+    fn encode_param(&self, name: &str) -> Result<serde_json::Value, String> {
+        serde_json::to_value(self.0).map_err(|e| format!("parameter `{name}` could not be encoded as JSON: {e}"))
+    }
+}
+pub trait EncodeViaNothing {
+    fn encode_param(&self, name: &str) -> Result<serde_json::Value, String>;
+}
+impl<T> EncodeViaNothing for EncodeProbe<'_, T> {
+    fn encode_param(&self, name: &str) -> Result<serde_json::Value, String> {
+        Err(format!("parameter `{name}` has a type that is not `Serialize`"))
+    }
+}
+
+/// Keeps a tool's typed output beside its text for after hooks, by autoref
+/// specialization, used as `(&&RawProbe::of(&value)).keep_raw(output, value)`: a value
+/// that is not `Any + Send + Sync` is simply not kept (no bound on the output type).
+pub struct RawProbe<T>(PhantomData<T>);
+
+impl<T> RawProbe<T> {
+    #[inline]
+    pub fn of(_: &T) -> Self {
+        RawProbe(PhantomData)
+    }
+}
+
+pub trait RawViaAny {
+    type Value;
+    fn keep_raw(&self, output: Output, value: Self::Value) -> Output;
+}
+impl<T: Any + Send + Sync> RawViaAny for &RawProbe<T> {
+    type Value = T;
+    #[inline]
+    fn keep_raw(&self, output: Output, value: T) -> Output {
+        output.with_raw(value)
+    }
+}
+pub trait RawViaNothing {
+    type Value;
+    fn keep_raw(&self, output: Output, value: Self::Value) -> Output;
+}
+impl<T> RawViaNothing for RawProbe<T> {
+    type Value = T;
+    #[inline]
+    fn keep_raw(&self, output: Output, _: T) -> Output {
+        output
+    }
+}
+
+// ---- #[hook] ------------------------------------------------------------------------
+
+// What a hook function may return, one impl per accepted form, so that a wrong return
+// type is reported with the list of the right ones.
+
+#[diagnostic::on_unimplemented(
+    message = "a before hook cannot return `{Self}`",
+    label = "not a before hook's return type",
+    note = "a before hook returns `()` (go on), `Decision` (`Continue`, `Block(reason)`, `Return(output)`), `Result<(), E>` or `Result<Decision, E>` where `E: Display` (an `Err` makes the hook fail)"
+)]
+pub trait BeforeReturn: IntoHookResult<Decision> {}
+impl BeforeReturn for () {}
+impl BeforeReturn for Decision {}
+impl<E: Display> BeforeReturn for Result<(), E> {}
+impl<E: Display> BeforeReturn for Result<Decision, E> {}
+
+#[diagnostic::on_unimplemented(
+    message = "an after hook cannot return `{Self}`",
+    label = "not an after hook's return type",
+    note = "an after hook returns `()` or `Result<(), E>` where `E: Display` (an `Err` makes the hook fail); it changes what the model sees with `out.set_text(..)`"
+)]
+pub trait AfterReturn: IntoHookResult<()> {}
+impl AfterReturn for () {}
+impl<E: Display> AfterReturn for Result<(), E> {}
+
+#[diagnostic::on_unimplemented(
+    message = "an error hook cannot return `{Self}`",
+    label = "not an error hook's return type",
+    note = "an error hook returns `()` (pass the failure on), `Recovery` (`Message(text)`, `Retry`, `Propagate`), `Result<(), E>` or `Result<Recovery, E>` where `E: Display` (an `Err` makes the hook fail)"
+)]
+pub trait ErrorReturn: IntoHookResult<Recovery> {}
+impl ErrorReturn for () {}
+impl ErrorReturn for Recovery {}
+impl<E: Display> ErrorReturn for Result<(), E> {}
+impl<E: Display> ErrorReturn for Result<Recovery, E> {}
+
+/// What a before hook function returned, as the pipeline takes it; the one check of the
+/// return type, spanned at it.
+#[inline]
+pub fn before_result<R: BeforeReturn>(returned: R) -> Result<Decision, HookError> {
+    returned.into_hook_result()
+}
+
+/// See [`before_result`].
+#[inline]
+pub fn after_result<R: AfterReturn>(returned: R) -> Result<(), HookError> {
+    returned.into_hook_result()
+}
+
+/// See [`before_result`].
+#[inline]
+pub fn error_result<R: ErrorReturn>(returned: R) -> Result<Recovery, HookError> {
+    returned.into_hook_result()
+}
+
+/// An async hook's step. The one place its future must be `Send`.
+#[inline]
+pub fn pending<'a, T, F>(future: F) -> HookStep<'a, T>
+where
+    F: Future<Output = Result<T, HookError>> + Send + 'a,
+{
+    HookStep::Pending(Box::pin(future))
+}
+
+#[diagnostic::on_unimplemented(
+    message = "the `{T}` tool takes `{A}`, not `{Self}`",
+    label = "expected `{A}`",
+    note = "a typed before hook takes `&mut` the argument struct `#[tool]` generated for its one tool: `Args<the_tool>`, named after the tool in CamelCase with `Args` (`read_file` -> `ReadFileArgs`)"
+)]
+pub trait ArgsAre<A: ?Sized, T> {}
+impl<A: ?Sized, T> ArgsAre<A, T> for A {}
+
+/// Checks a typed before hook's parameter against the tool's argument struct. The
+/// projection is normalized in the bound (the tool is concrete), so a mismatch is an
+/// unmet [`ArgsAre`] with its message rather than a projection mismatch.
+#[inline]
+pub fn args_of<T: Tool, A: ArgsAre<T::Args, T>>() {}
+
+#[diagnostic::on_unimplemented(
+    message = "the `{T}` tool returns `{O}`, not `{Self}`",
+    label = "expected `{O}`",
+    note = "a typed after hook reads the tool's output as `raw: Option<&T>`, where `T` is what the tool returns on success (`T` of `-> T` or `-> Result<T, E>`)"
+)]
+pub trait OutputIs<O: ?Sized, T> {}
+impl<O: ?Sized, T> OutputIs<O, T> for O {}
+
+/// Checks a typed after hook's `raw` parameter against the tool's output type (see
+/// [`args_of`]).
+#[inline]
+pub fn output_of<T: Tool, O: OutputIs<T::Output, T>>() {}
+
+/// Whether the tool keeps its typed output for after hooks (see `Tool::KEEPS_RAW`).
+#[inline]
+pub const fn keeps_raw<T: Tool>() -> bool {
+    T::KEEPS_RAW
+}
+
+/// The companion struct of a `#[hook]` function, as `hooks!` names it (by the function's
+/// path). Implemented by each expansion, never by a blanket impl (see [`Listable`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a hook",
+    label = "not a hook",
+    note = "`hooks!` lists `#[hook]` functions by path (`sandbox`, `policy::audit`): put `#[hook(before)]`, `#[hook(after)]` or `#[hook(error)]` on the function"
+)]
+pub trait Hookable {
+    type Handle: HookDef;
+    const HANDLE: Self::Handle;
+}
+
+/// A `#[hook]` function's name and its [`Hook`].
+pub trait HookDef {
+    const NAME: &'static str;
+    fn hook() -> Hook;
+}
+
+#[inline]
+pub const fn hook_handle<T: Hookable>() -> T::Handle {
+    T::HANDLE
+}
+
+#[inline]
+pub const fn hook_name<H: HookDef>(_: &H) -> &'static str {
+    H::NAME
+}
+
+#[inline]
+pub fn hook_of<H: HookDef>(_: H) -> Hook {
+    H::hook()
 }
 
 // ---- constraints ----------------------------------------------------------------

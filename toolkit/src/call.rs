@@ -2,6 +2,7 @@
 //! back ([`ToolResult`]), and why a call failed ([`ToolError`], [`ErrorKind`]).
 
 use std::any::{Any, TypeId};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -119,6 +120,9 @@ pub enum ErrorKind {
     /// The toolbox is misconfigured (for example, a tool's `#[state]` was never
     /// provided). The model is told the tool is unavailable.
     Unavailable,
+    /// A hook blocked the call (a before hook's `Decision::Block`, or a hook that failed
+    /// under the `block` policy). The model is told why.
+    Blocked,
 }
 
 impl ErrorKind {
@@ -139,6 +143,7 @@ impl ErrorKind {
             ErrorKind::Panicked => "panicked",
             ErrorKind::TimedOut => "timed_out",
             ErrorKind::Unavailable => "unavailable",
+            ErrorKind::Blocked => "blocked",
         }
     }
 
@@ -223,23 +228,45 @@ impl fmt::Display for Violation {
 /// assert_eq!(Output::json(&[1, 2]).unwrap().as_str(), "[1,2]");
 /// assert_eq!(Output::unit().into_string(), "ok");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {
     text: String,
+    raw: Option<Box<dyn Any + Send + Sync>>,
 }
+
+impl fmt::Debug for Output {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Output").field("text", &self.text).field("raw", &self.raw.is_some()).finish()
+    }
+}
+
+/// A clone has the same text and no raw value (the raw value is not `Clone`).
+impl Clone for Output {
+    fn clone(&self) -> Self {
+        Output { text: self.text.clone(), raw: None }
+    }
+}
+
+/// Outputs are equal when their texts are.
+impl PartialEq for Output {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for Output {}
 
 impl Output {
     /// Plain text, sent as is.
     #[inline]
     pub fn text(text: impl Into<String>) -> Self {
-        Output { text: text.into() }
+        Output { text: text.into(), raw: None }
     }
 
     /// A value sent as JSON text.
     #[inline]
     pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<Self, ToolError> {
         match serde_json::to_string(value) {
-            Ok(text) => Ok(Output { text }),
+            Ok(text) => Ok(Output { text, raw: None }),
             Err(e) => Err(ToolError::new(
                 ErrorKind::ToolFailed,
                 "the tool produced a result that could not be encoded as JSON",
@@ -251,7 +278,19 @@ impl Output {
     /// The output of a tool that returns `()`.
     #[inline]
     pub fn unit() -> Self {
-        Output { text: String::from("ok") }
+        Output { text: String::from("ok"), raw: None }
+    }
+
+    /// Keeps the typed value the text was made from, for after hooks
+    /// ([`AfterCall::raw`](crate::hook::AfterCall::raw)).
+    pub fn with_raw<T: Any + Send + Sync>(mut self, value: T) -> Self {
+        self.raw = Some(Box::new(value));
+        self
+    }
+
+    /// The typed value the text was made from, if it was kept and is a `T`.
+    pub fn raw<T: Any>(&self) -> Option<&T> {
+        self.raw.as_deref()?.downcast_ref()
     }
 
     /// The model-visible text.
@@ -319,13 +358,31 @@ pub struct CallContext<'a> {
     call_id: &'a str,
     spec: &'a ToolSpec,
     state: &'a State,
+    keep_raw: bool,
 }
 
 impl<'a> CallContext<'a> {
     /// A context for one call.
     #[inline]
     pub fn new(call_id: &'a str, spec: &'a ToolSpec, state: &'a State) -> Self {
-        CallContext { call_id, spec, state }
+        CallContext { call_id, spec, state, keep_raw: false }
+    }
+
+    /// Asks the tool to keep its typed return value in the [`Output`] (an after hook
+    /// will read it).
+    #[doc(hidden)]
+    #[inline]
+    pub fn keeping_raw(mut self, keep: bool) -> Self {
+        self.keep_raw = keep;
+        self
+    }
+
+    /// Whether an after hook will read the typed return value
+    /// ([`Output::with_raw`]); generated code keeps it only then.
+    #[doc(hidden)]
+    #[inline]
+    pub fn keeps_raw(&self) -> bool {
+        self.keep_raw
     }
 
     /// The id of the call (`tool_call_id`).
@@ -349,6 +406,7 @@ impl<'a> CallContext<'a> {
 /// ```
 /// use toolkit::{ErrorKind, Outcome};
 /// assert_eq!(Outcome::Failed(ErrorKind::TimedOut).to_string(), "failed(timed_out)");
+/// assert_eq!(Outcome::Cached.to_string(), "cached");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -356,22 +414,75 @@ impl<'a> CallContext<'a> {
 pub enum Outcome {
     /// The tool ran and returned its output.
     Ok,
+    /// A hook blocked the call; the model was told why.
+    Blocked,
+    /// A before hook answered the call without running the tool (a cache hit).
+    Cached,
     /// The call failed; the kind says why.
     Failed(ErrorKind),
+    /// The call failed and an error hook replaced the message the model sees.
+    Recovered(ErrorKind),
+}
+
+impl Outcome {
+    /// `ok`, `blocked`, `cached`, `failed` or `recovered`, without the kind.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Blocked => "blocked",
+            Outcome::Cached => "cached",
+            Outcome::Failed(_) => "failed",
+            Outcome::Recovered(_) => "recovered",
+        }
+    }
 }
 
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Outcome::Ok => f.write_str("ok"),
-            Outcome::Failed(kind) => write!(f, "failed({kind})"),
+            Outcome::Failed(kind) | Outcome::Recovered(kind) => write!(f, "{}({kind})", self.label()),
+            _ => f.write_str(self.label()),
         }
     }
 }
 
-/// One call after the fact: what the model asked for, what it got back, and how long it
-/// took. A toolbox with [`RecordSink`]s delivers exactly one record per call, whatever
-/// happened to it.
+/// What a hook did to a call, as its [`CallRecord`] tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Effect {
+    /// Rewrote the arguments (before) or the model-visible text (after). A hook that
+    /// asked for mutable access counts, whether or not it changed anything.
+    Rewrote,
+    /// Blocked the call.
+    Blocked,
+    /// Answered the call without the tool (`Decision::Return`).
+    Returned,
+    /// Replaced the failure's message (`Recovery::Message`).
+    Recovered,
+    /// Asked for a retry that was run.
+    Retried,
+    /// Failed (error, panic or timeout); its policy was applied.
+    Failed,
+}
+
+/// One hook that acted on a call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HookAction {
+    /// The hook's name.
+    pub hook: Cow<'static, str>,
+    /// The event it acted on.
+    pub event: crate::hook::Event,
+    /// What it did.
+    pub effect: Effect,
+    /// Operator detail (why it failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// One call after the fact: what the model asked for, what it got back, which hooks
+/// acted, and how long it took. A toolbox with [`RecordSink`]s delivers exactly one record
+/// per call, whatever happened to it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct CallRecord {
@@ -381,30 +492,38 @@ pub struct CallRecord {
     pub tool: String,
     /// The arguments exactly as the model sent them.
     pub arguments: String,
+    /// The arguments the tool ran with, as JSON, when a before hook had write access to
+    /// them (`None`: the tool ran with [`arguments`](CallRecord::arguments)).
+    pub rewritten_arguments: Option<String>,
     /// How the call ended.
     pub outcome: Outcome,
     /// The model-visible text of the result.
     pub content: String,
     /// Operator-only detail of a failure, if any.
     pub detail: Option<String>,
+    /// The hooks that acted, in order.
+    pub hooks: Vec<HookAction>,
+    /// The agent label of the call's scope.
+    pub agent: Option<Arc<str>>,
+    /// The task label.
+    pub task: Option<Arc<str>>,
+    /// The session label.
+    pub session: Option<Arc<str>>,
+    /// How many times the tool was attempted (more than 1 after retries).
+    pub attempts: u32,
     /// When the call started.
     pub started_at: SystemTime,
-    /// How long it took, parsing included.
+    /// How long the whole call took: parsing, hooks, tool.
     pub duration: Duration,
+    /// How long the tool itself ran (its last attempt), if it ran.
+    pub tool_duration: Option<Duration>,
 }
 
 impl CallRecord {
-    pub(crate) fn new(result: &ToolResult, arguments: String, started_at: SystemTime, duration: Duration) -> Self {
-        CallRecord {
-            call_id: result.call_id.clone(),
-            tool: result.name.clone(),
-            arguments,
-            outcome: result.kind().map_or(Outcome::Ok, Outcome::Failed),
-            content: result.content.clone(),
-            detail: result.error.as_ref().and_then(|e| e.detail.clone()),
-            started_at,
-            duration,
-        }
+    /// The arguments the tool ran with: the rewritten ones if a hook had them, else as
+    /// sent.
+    pub fn effective_arguments(&self) -> &str {
+        self.rewritten_arguments.as_deref().unwrap_or(&self.arguments)
     }
 }
 
@@ -426,6 +545,13 @@ impl CallRecord {
 pub trait RecordSink: Send + Sync + 'static {
     /// Takes one record.
     fn record(&self, record: &CallRecord);
+
+    /// Takes one record the toolbox shares with its other sinks: a sink that keeps the
+    /// record (to hand it to another thread) overrides this and keeps the `Arc` instead
+    /// of copying. Defaults to [`record`](RecordSink::record).
+    fn record_shared(&self, record: &Arc<CallRecord>) {
+        self.record(record)
+    }
 }
 
 impl<F: Fn(&CallRecord) + Send + Sync + 'static> RecordSink for F {

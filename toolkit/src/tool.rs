@@ -133,6 +133,54 @@ impl ToolSpec {
 /// The runtime parses the model's JSON straight into [`Tool::Args`], validates it, and
 /// calls [`Tool::invoke`]; everything in between is monomorphized, so dispatch through
 /// `toolbox!` costs one `match` on the name and one boxed future.
+///
+/// Implementing it by hand takes an argument type, an output type (what typed after
+/// hooks may read: use the type `invoke` turns into text, or `()`), a name, a spec and
+/// `invoke`; the hidden items have defaults.
+///
+/// ```
+/// use std::future::Future;
+/// use std::sync::LazyLock;
+/// use toolkit::{CallContext, Output, Tool, ToolCall, ToolError, ToolSpec, Toolbox, Validate, Violation};
+///
+/// #[derive(serde::Deserialize)]
+/// struct PingArgs {}
+///
+/// impl Validate for PingArgs {
+///     fn validate(&self) -> Result<(), Violation> {
+///         Ok(())
+///     }
+/// }
+///
+/// struct Ping;
+///
+/// impl Tool for Ping {
+///     type Args = PingArgs;
+///     type Output = String;
+///     const NAME: &'static str = "ping";
+///
+///     fn spec() -> &'static ToolSpec {
+///         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+///             ToolSpec::new("ping", "Answer `pong`.", serde_json::json!({"type": "object"}))
+///         });
+///         &SPEC
+///     }
+///
+///     fn invoke<'a>(
+///         &'a self,
+///         _args: PingArgs,
+///         _cx: &'a CallContext<'a>,
+///     ) -> impl Future<Output = Result<Output, ToolError>> + Send + 'a {
+///         async { Ok(Output::text("pong")) }
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let mut tools = Toolbox::new();
+/// tools.add(Ping).unwrap();
+/// assert_eq!(tools.call(ToolCall::new("1", "ping", "{}")).await.content, "pong");
+/// # }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool",
     label = "not a tool",
@@ -141,6 +189,12 @@ impl ToolSpec {
 pub trait Tool: Send + Sync + 'static {
     /// The generated argument struct.
     type Args: DeserializeOwned + Validate + Send + 'static;
+    /// What the tool returns when it succeeds, before it becomes text: `T` for a function
+    /// returning `T` or `Result<T, E>`, `()` for one returning nothing, `String` (or
+    /// `&'static str`, `Cow<'static, str>`) for text. An after hook for this one tool may
+    /// read it typed (`raw: Option<&T>` in `#[hook(after, tools = [..])]`), and `#[hook]`
+    /// checks at compile time that `T` is this type.
+    type Output;
     /// The tool's name (a constant, so `toolbox!` can match on it and reject duplicates
     /// at compile time).
     const NAME: &'static str;
@@ -152,6 +206,20 @@ pub trait Tool: Send + Sync + 'static {
         args: Self::Args,
         cx: &'a CallContext<'a>,
     ) -> impl Future<Output = Result<Output, ToolError>> + Send + 'a;
+
+    /// The arguments as a JSON object, for hooks that read or rewrite them as JSON and for
+    /// call records. `#[tool]` implements it; the default says it cannot.
+    #[doc(hidden)]
+    fn encode_args(args: &Self::Args) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+        let _ = args;
+        Err(format!("the arguments of `{}` cannot be shown as JSON", Self::NAME))
+    }
+
+    /// Whether a successful call keeps its typed output beside the text for after hooks
+    /// ([`Output::with_raw`], when [`CallContext::keeps_raw`]): `#[tool]` sets it for
+    /// typed (JSON) outputs. A `raw` parameter of a typed after hook needs it.
+    #[doc(hidden)]
+    const KEEPS_RAW: bool = false;
 
     /// Whether [`invoke_now`](Tool::invoke_now) runs the tool (`#[tool]` sets it for sync
     /// functions that are not `blocking`): such a call needs no future at all.

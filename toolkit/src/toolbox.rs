@@ -16,6 +16,10 @@ use serde_json::{Map, Value};
 use tracing::Instrument;
 
 use crate::call::{CallContext, CallRecord, ErrorKind, Output, RecordSink, State, ToolCall, ToolError, ToolResult};
+use crate::hook::{DuplicateHook, Hook, Hooks, NO_SCOPE, Scope};
+#[doc(hidden)]
+pub use crate::pipeline::Finished;
+use crate::pipeline::{Codec, Hooked, JsonArgs, Plan, Report, Steps, TypedArgs, drive, drive_now};
 use crate::schema::{Incompatibility, Target};
 use crate::tool::{Tool, ToolSpec, Validate};
 
@@ -35,11 +39,15 @@ pub struct Limits {
     pub concurrency: usize,
     /// The timeout of tools that declare none (default: none).
     pub default_timeout: Option<Duration>,
+    /// How many times an error hook's [`Recovery::Retry`](crate::hook::Recovery::Retry)
+    /// may re-run a call (default 2; only tools declared `read_only` or `idempotent` are
+    /// retried).
+    pub max_retries: u32,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_argument_bytes: 1 << 20, concurrency: 16, default_timeout: None }
+        Limits { max_argument_bytes: 1 << 20, concurrency: 16, default_timeout: None, max_retries: 2 }
     }
 }
 
@@ -119,8 +127,10 @@ pub enum ToolboxError {
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct Env<'a> {
-    limits: &'a Limits,
-    state: &'a State,
+    pub(crate) limits: &'a Limits,
+    pub(crate) state: &'a State,
+    /// The hooks of this call, when any act on it.
+    pub(crate) hooked: Option<&'a Hooked<'a>>,
 }
 
 /// How a call was started: a sync tool has already run; anything else runs in the one
@@ -131,6 +141,10 @@ pub enum Started<'a> {
     Done(Result<Output, ToolError>),
     /// The tool is running.
     Running(BoxFuture<'a, Result<Output, ToolError>>),
+    /// The call runs through its hooks.
+    Hooked(BoxFuture<'a, Finished>),
+    /// The call ran through its hooks already (a sync tool, sync hooks: no future).
+    Finished(Finished),
 }
 
 /// A table of tools known at compile time; implemented by `toolbox!`.
@@ -179,6 +193,9 @@ impl<D: DynTool> Erased for Dynamic<D> {
         self.0.spec()
     }
     fn run<'a>(&'a self, call: &'a ToolCall, env: Env<'a>) -> Started<'a> {
+        if let Some(hooked) = env.hooked {
+            return Started::Hooked(Box::pin(drive(DynamicSteps { tool: &self.0, call, env }, call, env, hooked)));
+        }
         Started::Running(Box::pin(async move {
             let spec = self.0.spec();
             let args = parse_object(&call.arguments, spec, env.limits)?;
@@ -201,6 +218,7 @@ pub struct Toolbox {
     limits: Limits,
     state: State,
     sinks: Vec<Arc<dyn RecordSink>>,
+    hooks: Hooks,
 }
 
 impl Default for Toolbox {
@@ -211,7 +229,11 @@ impl Default for Toolbox {
 
 impl fmt::Debug for Toolbox {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Toolbox").field("tools", &self.names()).field("limits", &self.limits).finish()
+        f.debug_struct("Toolbox")
+            .field("tools", &self.names())
+            .field("hooks", &self.hooks.names())
+            .field("limits", &self.limits)
+            .finish()
     }
 }
 
@@ -224,6 +246,7 @@ impl Toolbox {
             limits: Limits::default(),
             state: State::default(),
             sinks: Vec::new(),
+            hooks: Hooks::new(),
         }
     }
 
@@ -254,6 +277,45 @@ impl Toolbox {
     pub fn with_sink(mut self, sink: impl RecordSink) -> Self {
         self.sinks.push(Arc::new(sink));
         self
+    }
+
+    /// Adds a hook to this toolbox (it acts on this toolbox's calls only).
+    ///
+    /// # Panics
+    ///
+    /// If the toolbox already has a hook of that name: a setup mistake, reported at
+    /// once (use [`add_hook`](Toolbox::add_hook) to handle it instead).
+    pub fn with_hook(mut self, hook: impl Into<Hook>) -> Self {
+        self.hooks = std::mem::take(&mut self.hooks).with(hook);
+        self
+    }
+
+    /// Adds several hooks (`hooks![a, b, c]`).
+    ///
+    /// # Panics
+    ///
+    /// As [`with_hook`](Toolbox::with_hook), on a duplicate name.
+    pub fn with_hooks(mut self, hooks: impl IntoIterator<Item = Hook>) -> Self {
+        for hook in hooks {
+            self = self.with_hook(hook);
+        }
+        self
+    }
+
+    /// Adds a hook to this toolbox; an error if one of that name is already there.
+    pub fn add_hook(&mut self, hook: impl Into<Hook>) -> Result<&mut Self, DuplicateHook> {
+        self.hooks.add(hook)?;
+        Ok(self)
+    }
+
+    /// This toolbox's hooks, in the order they run.
+    pub fn hooks(&self) -> &Hooks {
+        &self.hooks
+    }
+
+    /// This toolbox's hooks, to add or remove some.
+    pub fn hooks_mut(&mut self) -> &mut Hooks {
+        &mut self.hooks
     }
 
     /// The shared state, to add values after construction.
@@ -314,6 +376,9 @@ impl Toolbox {
 
     /// Executes one call. Never panics; always returns exactly one result for the call's
     /// id. Tools that declare a timeout, and blocking tools, need a Tokio runtime.
+    ///
+    /// Global hooks and this toolbox's hooks act on it; use [`call_in`](Toolbox::call_in)
+    /// to add an agent's hooks and labels.
     // Not an `async fn`: its future would hold the `ToolCall` twice (the argument and
     // the local it is moved to), 176 bytes instead of 104, copied on every move.
     #[allow(clippy::manual_async_fn)]
@@ -321,55 +386,129 @@ impl Toolbox {
         async move {
             // Records and spans live in their own future, boxed only when someone
             // observes calls: the plain path keeps a small future that is cheap to move.
-            // A span is due once any tracing subscriber is installed (one relaxed load).
+            // A span is due once any tracing subscriber is installed (one relaxed load);
+            // global hooks are one atomic load away when there are none.
+            let global = crate::hook::global_snapshot();
             if !self.sinks.is_empty() || tracing::dispatcher::has_been_set() {
-                return Box::pin(self.call_observed(call)).await;
+                return Box::pin(self.call_full(call, &NO_SCOPE, global)).await;
             }
-            let outcome = match self.start(&call) {
-                Started::Done(outcome) => outcome,
-                Started::Running(running) => running.await,
+            let hooked = match (&global, self.hooks.is_empty()) {
+                (None, true) => None,
+                _ => {
+                    Plan::new([global.as_deref().map_or(&[], Hooks::as_slice), self.hooks.as_slice(), &[]], &call.name)
+                        .map(|plan| Hooked { plan, scope: &NO_SCOPE, wants_record: false })
+                }
             };
-            let ToolCall { id, name, .. } = call;
-            finish(id, name, outcome)
+            let outcome = match self.start(&call, self.env(hooked.as_ref())) {
+                Started::Done(outcome) => Ok(outcome),
+                Started::Running(running) => Ok(running.await),
+                Started::Hooked(hooked) => Err(hooked.await),
+                Started::Finished(finished) => Err(finished),
+            };
+            match outcome {
+                Ok(outcome) => {
+                    let ToolCall { id, name, .. } = call;
+                    finish(id, name, outcome)
+                }
+                Err(finished) => finish_hooked(call, finished),
+            }
         }
     }
 
-    /// [`call`](Toolbox::call) in an `execute_tool` span, with a [`CallRecord`] for the
-    /// sinks.
-    async fn call_observed(&self, call: ToolCall) -> ToolResult {
+    /// Executes one call for a [`Scope`]: its hooks act after the global and toolbox
+    /// hooks of the same priority, and its labels (agent, task, session) reach hooks and
+    /// records.
+    pub async fn call_in(&self, call: ToolCall, scope: &Scope) -> ToolResult {
+        self.call_full(call, scope, crate::hook::global_snapshot()).await
+    }
+
+    /// [`call`](Toolbox::call) with hooks, an `execute_tool` span, and a
+    /// [`CallRecord`] for the sinks.
+    async fn call_full(&self, call: ToolCall, scope: &Scope, global: Option<Arc<Hooks>>) -> ToolResult {
         let clock = (!self.sinks.is_empty()).then(|| (SystemTime::now(), Instant::now()));
+        let lists: [&[Hook]; 3] =
+            [global.as_deref().map_or(&[], Hooks::as_slice), self.hooks.as_slice(), scope.hooks.as_slice()];
+        let hooked =
+            Plan::new(lists, &call.name).map(|plan| Hooked { plan, scope, wants_record: !self.sinks.is_empty() });
+        let env = self.env(hooked.as_ref());
         let span = call_span(&call);
-        let outcome = match span.in_scope(|| self.start(&call)) {
-            Started::Done(outcome) => outcome,
-            Started::Running(running) => running.instrument(span.clone()).await,
+        let finished = match span.in_scope(|| self.start(&call, env)) {
+            Started::Done(outcome) => Finished::plain(outcome),
+            Started::Running(running) => {
+                let started = Instant::now();
+                let outcome = running.instrument(span.clone()).await;
+                let mut finished = Finished::plain(outcome);
+                if clock.is_some() {
+                    let report = Report { attempts: 1, tool_duration: Some(started.elapsed()), ..Report::default() };
+                    finished.report = Some(Box::new(report));
+                }
+                finished
+            }
+            Started::Hooked(hooked) => hooked.instrument(span.clone()).await,
+            Started::Finished(finished) => finished,
         };
-        if let Err(e) = &outcome {
+        span.record("toolkit.outcome", finished.outcome.label());
+        if let Err(e) = &finished.result {
             span.record("error.type", e.kind.as_str());
         }
         let ToolCall { id, name, arguments } = call;
-        let result = finish(id, name, outcome);
-        if let Some((started_at, started)) = clock {
-            self.deliver(&CallRecord::new(&result, arguments, started_at, started.elapsed()));
-        }
+        let Some((started_at, started)) = clock else {
+            return finish_hooked(ToolCall { id, name, arguments: String::new() }, finished);
+        };
+        let Finished { result, outcome, report } = finished;
+        let Report { acted, rewritten_arguments, attempts, tool_duration } =
+            report.map_or_else(|| Report { attempts: 1, ..Report::default() }, |r| *r);
+        let result = match result {
+            Ok(content) => ToolResult { call_id: id, name, content, error: None },
+            Err(error) => ToolResult::failed(id, name, error),
+        };
+        self.deliver(&Arc::new(CallRecord {
+            call_id: result.call_id.clone(),
+            tool: result.name.clone(),
+            arguments,
+            rewritten_arguments,
+            outcome,
+            content: result.content.clone(),
+            detail: result.error.as_ref().and_then(|e| e.detail.clone()),
+            hooks: acted,
+            agent: scope.agent.clone(),
+            task: scope.task.clone(),
+            session: scope.session.clone(),
+            attempts,
+            started_at,
+            duration: started.elapsed(),
+            tool_duration,
+        }));
         result
     }
 
+    #[inline]
+    fn env<'a>(&'a self, hooked: Option<&'a Hooked<'a>>) -> Env<'a> {
+        Env { limits: &self.limits, state: &self.state, hooked }
+    }
+
     /// Hands a record to every sink; a sink that panics is reported and skipped.
-    fn deliver(&self, record: &CallRecord) {
+    fn deliver(&self, record: &Arc<CallRecord>) {
         for sink in &self.sinks {
-            if catch_unwind(AssertUnwindSafe(|| sink.record(record))).is_err() {
+            if catch_unwind(AssertUnwindSafe(|| sink.record_shared(record))).is_err() {
                 tracing::error!(gen_ai.tool.call.id = %record.call_id, "a record sink panicked; the call's result is unaffected");
             }
         }
     }
 
-    fn start<'a>(&'a self, call: &'a ToolCall) -> Started<'a> {
-        let env = Env { limits: &self.limits, state: &self.state };
+    fn start<'a>(&'a self, call: &'a ToolCall, env: Env<'a>) -> Started<'a> {
         match self.table.dispatch(call, env) {
             Some(started) => started,
             None => match self.extra.iter().find(|t| t.spec().name == call.name) {
                 Some(tool) => tool.run(call, env),
-                None => Started::Done(Err(unknown_tool(&call.name, &self.names()))),
+                None => {
+                    let error = unknown_tool(&call.name, &self.names());
+                    match env.hooked {
+                        Some(h) if h.plan.is_sync() => Started::Finished(drive_now(NoSuchTool(error), call, env, h)),
+                        Some(h) => Started::Hooked(Box::pin(drive(NoSuchTool(error), call, env, h))),
+                        None => Started::Done(Err(error)),
+                    }
+                }
             },
         }
     }
@@ -379,6 +518,12 @@ impl Toolbox {
     pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
         let limit = self.limits.concurrency.max(1);
         futures_util::stream::iter(calls.into_iter().map(|c| self.call(c))).buffered(limit).collect().await
+    }
+
+    /// [`call_all`](Toolbox::call_all) for a [`Scope`].
+    pub async fn call_all_in(&self, calls: Vec<ToolCall>, scope: &Scope) -> Vec<ToolResult> {
+        let limit = self.limits.concurrency.max(1);
+        futures_util::stream::iter(calls.into_iter().map(|c| self.call_in(c, scope))).buffered(limit).collect().await
     }
 
     /// Every tool's spec in a provider's shape, as a JSON array (the `tools` field of a
@@ -407,6 +552,15 @@ impl Toolbox {
 #[doc(hidden)]
 #[inline]
 pub fn run<'a, T: Tool>(tool: &'a T, call: &'a ToolCall, env: Env<'a>) -> Started<'a> {
+    if let Some(hooked) = env.hooked {
+        let steps = StaticSteps { tool, call, env };
+        // A tool that never waits, with hooks that never wait: the whole pipeline runs
+        // now, with no future on the heap.
+        if T::RUNS_NOW && hooked.plan.is_sync() {
+            return Started::Finished(drive_now(steps, call, env, hooked));
+        }
+        return Started::Hooked(Box::pin(drive(steps, call, env, hooked)));
+    }
     if T::RUNS_NOW {
         return Started::Done(run_now(tool, call, env));
     }
@@ -435,7 +589,8 @@ async fn run_async<T: Tool>(tool: &T, call: &ToolCall, env: Env<'_>) -> Result<O
 }
 
 /// The span every call runs in, named and attributed after the OpenTelemetry GenAI
-/// conventions (`execute_tool {gen_ai.tool.name}`; `error.type` is recorded on failure).
+/// conventions (`execute_tool {gen_ai.tool.name}`; `error.type` is recorded on failure),
+/// plus `toolkit.outcome` (`ok`, `blocked`, `cached`, `failed`, `recovered`).
 /// With no subscriber interested, this is one check of a cached flag.
 #[inline]
 fn call_span(call: &ToolCall) -> tracing::Span {
@@ -447,7 +602,133 @@ fn call_span(call: &ToolCall) -> tracing::Span {
         gen_ai.tool.call.id = %call.id,
         gen_ai.tool.type = "function",
         error.type = tracing::field::Empty,
+        toolkit.outcome = tracing::field::Empty,
     )
+}
+
+fn finish_hooked(call: ToolCall, finished: Finished) -> ToolResult {
+    let ToolCall { id, name, .. } = call;
+    match finished.result {
+        Ok(content) => ToolResult { call_id: id, name, content, error: None },
+        Err(error) => ToolResult::failed(id, name, error),
+    }
+}
+
+// ---- the steps of a hooked call -------------------------------------------------------
+
+/// A compile-time tool's steps: parse into its struct, run it.
+struct StaticSteps<'a, T> {
+    tool: &'a T,
+    call: &'a ToolCall,
+    env: Env<'a>,
+}
+
+/// The JSON view of a compile-time tool's arguments.
+struct ToolCodec<T>(std::marker::PhantomData<T>);
+
+impl<T: Tool> Codec<T::Args> for ToolCodec<T> {
+    fn encode(args: &T::Args) -> Result<Map<String, Value>, String> {
+        T::encode_args(args)
+    }
+    fn decode(json: &Map<String, Value>) -> Result<T::Args, ToolError> {
+        // Checked as the model's JSON would be, so a hook that rewrites the arguments
+        // into something invalid gets the same message (the size limit is the model's
+        // only).
+        let limits = Limits { max_argument_bytes: usize::MAX, ..Limits::default() };
+        parse_args::<T::Args>(&Value::Object(json.clone()).to_string(), T::spec(), &limits)
+    }
+}
+
+impl<'a, T: Tool> Steps for StaticSteps<'a, T> {
+    type Slot = TypedArgs<T::Args, ToolCodec<T>>;
+
+    fn spec(&self) -> Option<&ToolSpec> {
+        Some(T::spec())
+    }
+
+    fn parse(&self, keep: bool) -> Result<Self::Slot, ToolError> {
+        parse_args::<T::Args>(&self.call.arguments, T::spec(), self.env.limits).map(|a| TypedArgs::new(a, keep))
+    }
+
+    async fn run<'s>(&'s self, slot: &'s mut Self::Slot, keep_raw: bool) -> Result<Output, ToolError> {
+        if T::RUNS_NOW {
+            return self.run_now(slot, keep_raw);
+        }
+        let spec = T::spec();
+        let args = slot.take().ok_or_else(not_ready)?;
+        let cx = CallContext::new(&self.call.id, spec, self.env.state).keeping_raw(keep_raw);
+        Guard::new(self.tool.invoke(args, &cx), spec, self.env.limits).await
+    }
+
+    fn run_now(&self, slot: &mut Self::Slot, keep_raw: bool) -> Result<Output, ToolError> {
+        let spec = T::spec();
+        let args = slot.take().ok_or_else(not_ready)?;
+        let cx = CallContext::new(&self.call.id, spec, self.env.state).keeping_raw(keep_raw);
+        match catch_unwind(AssertUnwindSafe(|| self.tool.invoke_now(args, &cx))) {
+            Ok(outcome) => crate::__private::finished(outcome),
+            Err(payload) => Err(panicked(&spec.name, payload.as_ref())),
+        }
+    }
+}
+
+#[cold]
+fn not_ready() -> ToolError {
+    ToolError::new(ErrorKind::Unavailable, "this tool is not available")
+        .with_detail("the arguments were not ready when the tool was to run")
+}
+
+/// A run-time tool's steps: parse into a JSON object, run it on a copy (hooks that run
+/// after it may still read the arguments).
+struct DynamicSteps<'a, D> {
+    tool: &'a D,
+    call: &'a ToolCall,
+    env: Env<'a>,
+}
+
+impl<D: DynTool> Steps for DynamicSteps<'_, D> {
+    type Slot = JsonArgs;
+
+    fn spec(&self) -> Option<&ToolSpec> {
+        Some(self.tool.spec())
+    }
+
+    fn parse(&self, _keep: bool) -> Result<JsonArgs, ToolError> {
+        parse_object(&self.call.arguments, self.tool.spec(), self.env.limits).map(JsonArgs)
+    }
+
+    async fn run<'s>(&'s self, slot: &'s mut JsonArgs, _keep_raw: bool) -> Result<Output, ToolError> {
+        let spec = self.tool.spec();
+        let cx = CallContext::new(&self.call.id, spec, self.env.state);
+        Guard::new(self.tool.call(slot.0.clone(), cx), spec, self.env.limits).await
+    }
+
+    fn run_now(&self, _slot: &mut JsonArgs, _keep_raw: bool) -> Result<Output, ToolError> {
+        // Not reached: run-time tools always run through `drive`.
+        Err(not_ready())
+    }
+}
+
+/// A call naming no tool: its only step is the error, which error hooks still see.
+struct NoSuchTool(ToolError);
+
+impl Steps for NoSuchTool {
+    type Slot = JsonArgs;
+
+    fn spec(&self) -> Option<&ToolSpec> {
+        None
+    }
+
+    fn parse(&self, _keep: bool) -> Result<JsonArgs, ToolError> {
+        Err(self.0.clone())
+    }
+
+    async fn run<'s>(&'s self, _slot: &'s mut JsonArgs, _keep_raw: bool) -> Result<Output, ToolError> {
+        Err(self.0.clone())
+    }
+
+    fn run_now(&self, _slot: &mut JsonArgs, _keep_raw: bool) -> Result<Output, ToolError> {
+        Err(self.0.clone())
+    }
 }
 
 #[inline]

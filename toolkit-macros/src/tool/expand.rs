@@ -310,10 +310,12 @@ fn spec_body(m: &ToolModel) -> TokenStream {
     };
     let (read_only, destructive, idempotent, open_world, strict) =
         (m.read_only, m.destructive, m.idempotent, m.open_world, m.strict);
+    // The type as the `Tool` impl names it (`Self` of a method resolved, lifetimes
+    // `'static`): this runs in a `static` initializer, outside the function.
     let output_ty = match &m.output {
-        OutputKind::Json(t) => Some(t),
+        OutputKind::Json(_) => Some(&m.output_ty),
         OutputKind::Result { ok, .. } => match &**ok {
-            OutputKind::Json(t) => Some(t),
+            OutputKind::Json(_) => Some(&m.output_ty),
             _ => None,
         },
         _ => None,
@@ -352,7 +354,25 @@ fn convert(m: &ToolModel, kind: &OutputKind, value: TokenStream) -> TokenStream 
     match kind {
         OutputKind::Unit => quote!({ let () = #value; #p::Ok(#p::Output::unit()) }),
         OutputKind::Text => quote!(#p::Ok(#p::Output::text(#value))),
-        OutputKind::Json(ty) => located_at(quote!(#p::output_json(&#value)), ty.span()),
+        OutputKind::Json(ty) => {
+            let json = located_at(quote!(#p::output_json(&#value)), ty.span());
+            if !m.keeps_raw {
+                return json;
+            }
+            // An after hook will read the typed value: kept beside its JSON when it is
+            // `Any + Send + Sync` (autoref, so no new bound on the output type).
+            quote! {
+                match #json {
+                    #p::Ok(__toolkit_out) if __toolkit_keep_raw => {
+                        #[allow(unused_imports)]
+                        use #p::{RawViaAny as _, RawViaNothing as _};
+                        let __toolkit_probe = #p::RawProbe::of(&#value);
+                        #p::Ok((&&__toolkit_probe).keep_raw(__toolkit_out, #value))
+                    }
+                    __toolkit_other => __toolkit_other,
+                }
+            }
+        }
         OutputKind::Result { ok, err } => {
             let ok_conv = convert(m, ok, quote!(__toolkit_ok));
             // The one place a non-`Display` error type is reported: at `E`, or at the
@@ -439,6 +459,9 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
         }
     };
     let destructure = quote!(let #args_ident { #(#arg_bindings),* } = __toolkit_args;);
+    // Read before a `blocking` body moves to another thread (the context stays here).
+    let keep_raw =
+        if m.keeps_raw { quote!(let __toolkit_keep_raw = #p::CallContext::keeps_raw(__toolkit_cx);) } else { quote!() };
     // A sync tool that does not block runs at dispatch, under the panic guard, with no
     // future to box (`invoke_now`); its `invoke` delegates there, so the body, and any
     // error in it, appears once.
@@ -453,6 +476,7 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
                 #this
                 #destructure
                 #(#injections)*
+                #keep_raw
                 #body
             }
         }
@@ -472,6 +496,7 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
                     #this
                     #destructure
                     #(#injections)*
+                    #keep_raw
                     #body
                 })())
             }
@@ -489,12 +514,24 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
         },
         fn_ident.span(),
     );
+    let encode_args = encode_args(m);
+    let output_ty = &m.output_ty;
+    let keeps_raw = if m.keeps_raw {
+        quote!(
+            const KEEPS_RAW: bool = true;
+        )
+    } else {
+        quote!()
+    };
     let cfg = cfg_attrs(&m.cfgs);
     quote! {
         #cfg
         impl #p::Tool for #handle {
             type Args = #args_ident;
+            type Output = #output_ty;
             const NAME: &'static str = #name;
+            #keeps_raw
+            #encode_args
 
             fn spec() -> &'static #p::ToolSpec {
                 static SPEC: #p::LazyLock<#p::ToolSpec> = #p::LazyLock::new(|| { #spec });
@@ -511,6 +548,51 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
             }
 
             #invoke_now
+        }
+    }
+}
+
+/// `Tool::encode_args`: the argument struct as the JSON object a model would send (wire
+/// names, `None` omitted), for hooks' JSON view and call records. Each field goes through
+/// an autoref probe, so parameter types need not be `Serialize`: one that is not makes
+/// the encoding fail at run time, with its name.
+fn encode_args(m: &ToolModel) -> TokenStream {
+    let p = {
+        let krate = &m.krate;
+        quote!(#krate::__private)
+    };
+    let args_ident = &m.args_ident;
+    let fields = m.params.iter().filter_map(|param| {
+        let ParamKind::Arg(a) = &param.kind else { return None };
+        let (binding, wire, cfg) = (&param.binding, &a.wire, cfg_attrs(&param.cfgs));
+        let value = quote!((&&#p::EncodeProbe(&__toolkit_args.#binding)).encode_param(#wire)?);
+        Some(if a.optional {
+            quote! {
+                #cfg
+                {
+                    let __toolkit_value = #value;
+                    if !__toolkit_value.is_null() {
+                        __toolkit_map.insert(#p::String::from(#wire), __toolkit_value);
+                    }
+                }
+            }
+        } else {
+            quote! {
+                #cfg
+                __toolkit_map.insert(#p::String::from(#wire), #value);
+            }
+        })
+    });
+    quote! {
+        #[allow(unused_mut, unused_variables)]
+        fn encode_args(
+            __toolkit_args: &#args_ident,
+        ) -> #p::Result<#p::serde_json::Map<#p::String, #p::serde_json::Value>, #p::String> {
+            #[allow(unused_imports)]
+            use #p::{EncodeViaNothing as _, EncodeViaSerialize as _};
+            let mut __toolkit_map = #p::serde_json::Map::new();
+            #(#fields)*
+            #p::Ok(__toolkit_map)
         }
     }
 }
@@ -556,6 +638,7 @@ pub fn placeholder(
         #cfg
         impl #p::Tool for #handle {
             type Args = #p::NoArgs;
+            type Output = ();
             const NAME: &'static str = #name;
             fn spec() -> &'static #p::ToolSpec { #p::placeholder_spec() }
             fn invoke<'__toolkit>(

@@ -5,8 +5,10 @@ mod model;
 mod parse;
 
 pub use expand::{companions, located_at, placeholder, unmarked_method};
-pub use model::{Site, build, cfgs, clean_signature, unraw};
-pub use parse::ToolOptions;
+pub use model::{
+    NameProblem, Site, build, cfgs, check_name, clean_signature, last_segment, parse_timeout, type_args, unraw,
+};
+pub use parse::{RawExpr, ToolOptions, explain};
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::quote;
@@ -83,7 +85,7 @@ pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {
 
 /// Whether the tokens are a function item (and not, say, a struct that happens to
 /// parse as far as a signature).
-fn input_is_fn(input: &TokenStream) -> bool {
+pub fn input_is_fn(input: &TokenStream) -> bool {
     let mut tokens = input.clone().into_iter().peekable();
     while let Some(t) = tokens.next() {
         match &t {

@@ -45,6 +45,12 @@ pub struct ToolModel {
     /// The return type (or the name, for `()`): where a hidden error-type check points
     /// when the type is an alias such as `io::Result<T>`.
     pub output_span: Span,
+    /// `Tool::Output`: the success type (`T` of `-> T` and `-> Result<T, E>`, `()` for
+    /// none), nameable outside the function (lifetimes `'static`, `Self` resolved).
+    pub output_ty: Type,
+    /// Whether the typed output is kept for after hooks (`Output::with_raw`): a JSON
+    /// output whose type borrows nothing.
+    pub keeps_raw: bool,
     pub args_ident: Ident,
     pub handle_ident: Ident,
 }
@@ -115,30 +121,44 @@ fn is_helper(attr: &Attribute) -> bool {
     docs::is_doc(attr) || p.is_ident("arg") || p.is_ident("context") || p.is_ident("state")
 }
 
-/// `^[a-zA-Z0-9_-]{1,64}$`: accepted by every provider.
-fn name_problem(name: &str) -> Option<String> {
+/// What breaks the name rule `^[a-zA-Z0-9_-]{1,64}$` (accepted by every provider), which
+/// tool and hook names share.
+pub enum NameProblem {
+    Empty,
+    TooLong(usize),
+    /// The first character outside the rule, described (`a space`, `'é'`).
+    Char(String),
+}
+
+pub fn check_name(name: &str) -> Option<NameProblem> {
     if name.is_empty() {
-        return Some(
-            "a tool name cannot be empty: write the name the model calls the tool by, or remove `name` to use the function's name"
-                .into(),
-        );
+        return Some(NameProblem::Empty);
     }
     if name.len() > 64 {
-        return Some(format!(
-            "tool name `{name}` is {} characters long; providers accept at most 64: shorten it with `#[tool(name = \"...\")]`",
-            name.len()
-        ));
+        return Some(NameProblem::TooLong(name.len()));
     }
-    name.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-')).map(|c| {
-        let what = if c == ' ' { "a space".to_string() } else { format!("{c:?}") };
-        format!(
+    name.chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+        .map(|c| NameProblem::Char(if c == ' ' { "a space".to_string() } else { format!("{c:?}") }))
+}
+
+fn name_problem(name: &str) -> Option<String> {
+    check_name(name).map(|problem| match problem {
+        NameProblem::Empty => {
+            "a tool name cannot be empty: write the name the model calls the tool by, or remove `name` to use the function's name"
+                .into()
+        }
+        NameProblem::TooLong(len) => format!(
+            "tool name `{name}` is {len} characters long; providers accept at most 64: shorten it with `#[tool(name = \"...\")]`"
+        ),
+        NameProblem::Char(what) => format!(
             "tool name `{name}` contains {what}; providers accept only ASCII letters, digits, `_` and `-`: rename it with `#[tool(name = \"...\")]`"
-        )
+        ),
     })
 }
 
 /// `"10s"`, `"250ms"`, `"1.5s"`, `"2m"`, `"1h"` → milliseconds.
-fn parse_timeout(text: &str) -> Option<u64> {
+pub fn parse_timeout(text: &str) -> Option<u64> {
     let text = text.trim();
     let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
     let (number, unit) = text.split_at(split);
@@ -170,7 +190,7 @@ pub fn camel(s: &str) -> String {
         .collect()
 }
 
-fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+pub fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     match ty {
         Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
         Type::Group(g) => last_segment(&g.elem),
@@ -179,7 +199,7 @@ fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     }
 }
 
-fn type_args(seg: &syn::PathSegment) -> Vec<&Type> {
+pub fn type_args(seg: &syn::PathSegment) -> Vec<&Type> {
     match &seg.arguments {
         PathArguments::AngleBracketed(a) => a
             .args
@@ -257,6 +277,49 @@ fn contains_borrow_or_impl(ty: &Type) -> Option<&'static str> {
     let mut f = Finder(None);
     f.ty(ty);
     f.0
+}
+
+/// The success type as the `Tool` impl can name it: every lifetime `'static` (the
+/// function's own lifetimes are not in scope there) and, in a method, `Self` replaced by
+/// the type of the `impl` block. Also says whether any lifetime had to be replaced: such
+/// a value borrows, and is not kept for after hooks.
+fn nameable(mut ty: Type, self_ty: Option<&Type>) -> (Type, bool) {
+    use syn::visit_mut::{self, VisitMut};
+    struct Fix<'a> {
+        self_ty: Option<&'a Type>,
+        borrows: bool,
+    }
+    impl VisitMut for Fix<'_> {
+        fn visit_type_mut(&mut self, ty: &mut Type) {
+            if let (Type::Path(p), Some(self_ty)) = (&*ty, self.self_ty)
+                && p.qself.is_none()
+                && p.path.segments.first().is_some_and(|s| s.ident == "Self")
+            {
+                let rest: Vec<_> = p.path.segments.iter().skip(1).cloned().collect();
+                *ty = if rest.is_empty() { self_ty.clone() } else { syn::parse_quote!(<#self_ty>::#(#rest)::*) };
+            }
+            visit_mut::visit_type_mut(self, ty);
+        }
+        fn visit_type_reference_mut(&mut self, r: &mut syn::TypeReference) {
+            if r.lifetime.is_none() {
+                self.borrows = true;
+                r.lifetime = Some(syn::Lifetime::new("'static", r.and_token.span()));
+            }
+            visit_mut::visit_type_reference_mut(self, r);
+        }
+        fn visit_lifetime_mut(&mut self, l: &mut syn::Lifetime) {
+            if l.ident != "static" {
+                self.borrows = true;
+                *l = syn::Lifetime::new("'static", l.span());
+            }
+        }
+        // Lifetimes there are bound by the type itself (`for<'a> fn(&'a str)`).
+        fn visit_type_fn_ptr_mut(&mut self, _: &mut syn::TypeFnPtr) {}
+        fn visit_type_trait_object_mut(&mut self, _: &mut syn::TypeTraitObject) {}
+    }
+    let mut fix = Fix { self_ty, borrows: false };
+    fix.visit_type_mut(&mut ty);
+    (ty, fix.borrows)
 }
 
 fn classify_output(ty: &Type, errors: &mut Errors, top: bool) -> OutputKind {
@@ -593,6 +656,25 @@ pub fn build(
         ReturnType::Type(_, ty) => (classify_output(ty, errors, true), ty.span()),
     };
 
+    let success = match (&sig.output, &output) {
+        (ReturnType::Default, _) => syn::parse_quote!(()),
+        (ReturnType::Type(_, ty), OutputKind::Result { .. }) => {
+            last_segment(ty).and_then(|s| type_args(s).first().map(|t| (*t).clone())).unwrap_or(syn::parse_quote!(()))
+        }
+        (ReturnType::Type(_, ty), _) => (**ty).clone(),
+    };
+    let self_ty = match &site {
+        Site::Free => None,
+        Site::Method { self_ty, .. } => Some(&**self_ty),
+    };
+    let (output_ty, borrows) = nameable(success, self_ty);
+    let json = match &output {
+        OutputKind::Json(_) => true,
+        OutputKind::Result { ok, .. } => matches!(**ok, OutputKind::Json(_)),
+        OutputKind::Unit | OutputKind::Text => false,
+    };
+    let keeps_raw = json && !borrows;
+
     let (args_ident, handle_ident) = match &site {
         Site::Free => (format_ident!("{}Args", camel(&unraw(&sig.ident))), sig.ident.clone()),
         Site::Method { owner, .. } => (
@@ -624,6 +706,8 @@ pub fn build(
         params,
         output,
         output_span,
+        output_ty,
+        keeps_raw,
         args_ident,
         handle_ident,
     })

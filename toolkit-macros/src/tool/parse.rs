@@ -109,7 +109,7 @@ impl ArgOptions {
 /// Rewords darling's errors ("Unknown field: `read_onyl`. Did you mean `read_only`?") in
 /// the crate's style, keeping darling's spans (the unknown key; a repeated key's second
 /// occurrence; the value of the wrong shape).
-fn explain(error: darling::Error, attr: &str, keys: &[(&str, &str)]) -> Vec<syn::Error> {
+pub fn explain(error: darling::Error, attr: &str, keys: &[(&str, &str)]) -> Vec<syn::Error> {
     error.flatten().into_iter().map(|e| syn::Error::new(e.span(), reword(&e.to_string(), attr, keys))).collect()
 }
 

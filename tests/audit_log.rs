@@ -1,0 +1,197 @@
+//! The audit log (`toolkit::hooks::AuditLog`): what ends up in the file.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+use toolkit::hook::{Hook, Scope};
+use toolkit::hooks::{AuditError, AuditLog, Redactor};
+use toolkit::prelude::*;
+
+/// Add two integers.
+#[tool]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Log in to a service (echoes what it was given).
+#[tool]
+fn login(user: String, api_key: String) -> String {
+    format!("logged in {user} with {api_key}; contact ana@example.com")
+}
+
+/// Say something long.
+#[tool]
+fn long() -> String {
+    "日本語のテキスト".repeat(100)
+}
+
+fn log_path(test: &str) -> PathBuf {
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
+    std::env::temp_dir().join(format!("toolkit-audit-{test}-{}-{nanos}.jsonl", std::process::id()))
+}
+
+/// Every line of the file, parsed (a line that is not JSON fails the test).
+fn lines(path: &PathBuf) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.is_empty() || text.ends_with('\n'), "every line is complete");
+    text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}"))).collect()
+}
+
+#[test]
+fn ten_thousand_concurrent_calls_leave_ten_thousand_lines() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let path = log_path("concurrent");
+    // A queue smaller than the burst: callers wait for room, and nothing is dropped.
+    let log = AuditLog::builder().capacity(256).to_file(&path).unwrap();
+    let tools = Arc::new(toolbox![add].with_sink(log.clone()));
+    runtime.block_on(async {
+        let tasks: Vec<_> = (0..10_000)
+            .map(|i| {
+                let tools = Arc::clone(&tools);
+                tokio::spawn(async move {
+                    tools.call(ToolCall::new(format!("call-{i}"), "add", format!(r#"{{"a": {i}, "b": 1}}"#))).await
+                })
+            })
+            .collect();
+        for (i, task) in tasks.into_iter().enumerate() {
+            assert_eq!(task.await.unwrap().content, (i + 1).to_string());
+        }
+    });
+    log.flush().unwrap();
+
+    let lines = lines(&path);
+    assert_eq!(lines.len(), 10_000);
+    let mut ids = HashSet::new();
+    for line in &lines {
+        let id = line["call_id"].as_str().unwrap();
+        assert!(ids.insert(id.to_owned()), "`{id}` appears once");
+        let i: i64 = id.trim_start_matches("call-").parse().unwrap();
+        assert_eq!(line["arguments"], json!({"a": i, "b": 1}));
+        assert_eq!(line["result_head"], (i + 1).to_string());
+        assert_eq!(line["outcome"], "ok");
+    }
+    assert!((0..10_000).all(|i| ids.contains(&format!("call-{i}"))), "every call id is present");
+    drop(tools);
+    drop(log);
+    std::fs::remove_file(path).ok();
+}
+
+#[tokio::test]
+async fn a_line_holds_time_labels_arguments_outcome_hooks_head_and_duration() {
+    let path = log_path("fields");
+    let log = AuditLog::to_file(&path).unwrap();
+    let tools = toolbox![add]
+        .with_hook(Hook::before("no_big_numbers", |call: &mut BeforeCall<'_>| {
+            if call.arguments()["a"].as_i64().unwrap_or(0) > 100 {
+                Decision::Block("numbers above 100 are not allowed".into())
+            } else {
+                Decision::Continue
+            }
+        }))
+        .with_sink(log.clone());
+    let scope = Scope::new().with_agent("calc").with_session("s-1").with_task("sum");
+    tools.call_in(ToolCall::new("ok", "add", r#"{"a": 1, "b": 2}"#), &scope).await;
+    tools.call(ToolCall::new("blocked", "add", r#"{"a": 1000, "b": 2}"#)).await;
+    tools.call(ToolCall::new("unknown", "subtract", "{}")).await;
+    tools.call(ToolCall::new("bad", "add", "not json")).await;
+    log.flush().unwrap();
+
+    let lines = lines(&path);
+    assert_eq!(lines.len(), 4);
+    let ok = &lines[0];
+    let started_at = ok["started_at"].as_str().unwrap();
+    assert_eq!(started_at.len(), "2024-01-01T00:00:00.000Z".len(), "{started_at}");
+    assert!(started_at.ends_with('Z') && started_at.as_bytes()[10] == b'T', "{started_at}");
+    assert_eq!(
+        (ok["agent"].as_str(), ok["session"].as_str(), ok["task"].as_str()),
+        (Some("calc"), Some("s-1"), Some("sum"))
+    );
+    assert_eq!(ok["tool"], "add");
+    assert_eq!(ok["arguments"], json!({"a": 1, "b": 2}));
+    assert_eq!((ok["outcome"].as_str(), ok["kind"].as_str()), (Some("ok"), None));
+    assert_eq!(ok["result_head"], "3");
+    assert!(ok["duration_ms"].as_f64().unwrap() >= 0.0);
+
+    let blocked = &lines[1];
+    assert_eq!(blocked["outcome"], "blocked");
+    assert_eq!(blocked["hooks"], json!([{"hook": "no_big_numbers", "event": "before", "effect": "blocked"}]));
+    assert_eq!(blocked["result_head"], "blocked: numbers above 100 are not allowed");
+
+    assert_eq!((lines[2]["outcome"].as_str(), lines[2]["kind"].as_str()), (Some("failed"), Some("unknown_tool")));
+    assert_eq!(lines[2]["tool"], "subtract");
+    assert_eq!(lines[3]["kind"], "malformed_json");
+    assert_eq!(lines[3]["arguments"], "not json", "arguments that are not JSON are kept as text");
+    std::fs::remove_file(path).ok();
+}
+
+#[tokio::test]
+async fn a_redacted_secret_never_reaches_the_file() {
+    let path = log_path("redacted");
+    let log = AuditLog::builder().redactor(Redactor::new()).to_file(&path).unwrap();
+    let tools = toolbox![login].with_sink(log.clone());
+    let key = "sk-live-0123456789abcdefghij";
+    let r = tools.call(ToolCall::new("1", "login", format!(r#"{{"user": "ana", "api_key": "{key}"}}"#))).await;
+    assert!(r.content.contains(key), "redacting the log does not change what the model saw");
+    log.shutdown().unwrap();
+
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains(key), "{text}");
+    assert!(!text.contains("ana@example.com"), "{text}");
+    let line: Value = serde_json::from_str(text.trim_end()).unwrap();
+    assert_eq!(line["arguments"], json!({"user": "ana", "api_key": "[REDACTED:api_key]"}));
+    assert_eq!(line["result_head"], "logged in ana with [REDACTED:api_key]; contact [REDACTED:email]");
+    std::fs::remove_file(path).ok();
+}
+
+#[tokio::test]
+async fn the_result_head_is_cut_on_a_character_boundary() {
+    let path = log_path("head");
+    let log = AuditLog::builder().head_chars(5).to_file(&path).unwrap();
+    let tools = toolbox![long].with_sink(log.clone());
+    tools.call(ToolCall::new("1", "long", "{}")).await;
+    log.flush().unwrap();
+    let line = &lines(&path)[0];
+    assert_eq!(line["result_head"], "日本語のテ");
+    assert_eq!(line["result_bytes"], "日本語のテキスト".repeat(100).len());
+    std::fs::remove_file(path).ok();
+}
+
+#[tokio::test]
+async fn dropping_the_last_handle_writes_everything_and_shutdown_closes_the_log() {
+    let path = log_path("drop");
+    let tools = toolbox![add].with_sink(AuditLog::builder().capacity(4).to_file(&path).unwrap());
+    for i in 0..50 {
+        tools.call(ToolCall::new(format!("{i}"), "add", r#"{"a": 1, "b": 1}"#)).await;
+    }
+    drop(tools);
+    assert_eq!(lines(&path).len(), 50, "the toolbox held the last handle: dropping it flushed the queue");
+
+    let log = AuditLog::to_file(&path).unwrap();
+    log.shutdown().unwrap();
+    assert!(matches!(log.flush(), Err(AuditError::Closed)));
+    assert!(matches!(log.shutdown(), Err(AuditError::Closed)));
+    std::fs::remove_file(path).ok();
+}
+
+#[test]
+fn write_errors_are_reported_by_flush() {
+    struct Broken;
+    impl std::io::Write for Broken {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let log = AuditLog::to_writer(Broken);
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let tools = toolbox![add].with_sink(log.clone());
+    let r = runtime.block_on(tools.call(ToolCall::new("1", "add", r#"{"a": 1, "b": 1}"#)));
+    assert_eq!(r.content, "2", "a failing log does not fail the call");
+    let err = log.flush().unwrap_err();
+    assert!(err.to_string().contains("disk full"), "{err}");
+}

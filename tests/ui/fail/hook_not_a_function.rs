@@ -1,0 +1,8 @@
+use toolkit::prelude::*;
+
+#[hook(before)]
+struct Sandbox;
+
+fn main() {
+    let _ = Sandbox;
+}

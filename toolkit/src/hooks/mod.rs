@@ -1,0 +1,80 @@
+//! Built-in hooks: ready-made policies for tool calls (DESIGN §5).
+//!
+//! Each is configured with a small builder and becomes an ordinary [`Hook`] through
+//! `From` (pass it straight to [`Toolbox::with_hook`](crate::Toolbox::with_hook), or
+//! `Hook::from(x)` to change its priority, failure policy, timeout or tool filter). Each
+//! has a default name, changed with its `.name(..)` method.
+//!
+//! | built-in | events | name | priority |
+//! |---|---|---|---|
+//! | [`CircuitBreaker`] | before, after, error | `circuit_breaker` | 60 |
+//! | [`NormalizePaths`] | before | `normalize_paths` | 50 |
+//! | [`PathSandbox`] | before | `path_sandbox` | 40 |
+//! | [`LoopGuard`] | before | `loop_guard` | 35 |
+//! | [`RateLimit`] | before | `rate_limit` | 30 |
+//! | [`Redactor`] | after | `redact` | 20 |
+//! | [`Truncate`] | after | `truncate` | -20 |
+//! | [`ApprovalGate`] | before | `approval` | -50 |
+//! | [`Cache`] | before, after | `cache` | -100 |
+//!
+//! Hooks run highest priority first, so the defaults give this order: a paused tool is
+//! refused before anything else is spent on it; paths are made absolute, then checked;
+//! repeats and rates are counted on the final arguments; a person is asked only about a
+//! call every automatic check let through; the cache is keyed on the arguments as every
+//! other before hook left them. On the way back, secrets are removed before the text is
+//! cut, so a cut never leaves half a secret behind.
+//!
+//! The [`AuditLog`] is not a hook but a [`RecordSink`](crate::RecordSink): it must see
+//! every call, including those a hook blocked and those naming no tool.
+//!
+//! Rate limit, circuit breaker and cache keep their state behind a [`store::Store`]: in
+//! memory by default ([`store::MemoryStore`]), shared (Redis) when several processes
+//! serve the same tools.
+//!
+//! ```
+//! use std::time::Duration;
+//! use toolkit::prelude::*;
+//! use toolkit::hooks::{Cache, PathSandbox, Redactor, Truncate};
+//!
+//! /// Read a file.
+//! #[tool(read_only)]
+//! fn read_file(path: String) -> String { format!("contents of {path}") }
+//!
+//! let tools = toolbox![read_file]
+//!     .with_hook(PathSandbox::new().allow(std::env::temp_dir()))
+//!     .with_hook(Cache::ttl(Duration::from_secs(60)))
+//!     .with_hook(Redactor::new())
+//!     .with_hook(Truncate::chars(10_000));
+//! assert_eq!(tools.hooks().names(), ["path_sandbox", "redact", "truncate", "cache"]);
+//! ```
+
+mod approval;
+mod audit_log;
+mod cache;
+mod canonical;
+mod carry;
+mod circuit_breaker;
+mod duration_text;
+mod loop_guard;
+mod normalize;
+mod path_fields;
+mod path_sandbox;
+mod rate_limit;
+mod redact;
+pub mod store;
+mod truncate;
+
+pub use approval::{
+    Approval, ApprovalError, ApprovalGate, ApprovalRequest, ApprovalResponder, Approver, ChannelApprover,
+    ConsoleApprover, DenyAll,
+};
+pub use audit_log::{AuditError, AuditLog, AuditLogBuilder};
+pub use cache::Cache;
+pub use circuit_breaker::CircuitBreaker;
+pub use loop_guard::LoopGuard;
+pub use normalize::NormalizePaths;
+pub use path_fields::DEFAULT_PATH_FIELDS;
+pub use path_sandbox::PathSandbox;
+pub use rate_limit::RateLimit;
+pub use redact::{PatternError, Redactor};
+pub use truncate::Truncate;
