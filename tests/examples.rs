@@ -33,3 +33,48 @@ fn weather_prints_schemas_and_one_result_per_call() {
     assert!(out.contains("no weather data for `Atlantis`"), "{out}");
     assert!(out.contains("unknown tool `get_forecast`"), "{out}");
 }
+
+#[test]
+fn hooks_tour_shows_every_use_case_acting() {
+    let out = run("hooks_tour");
+    let expect = [
+        // safety guardrails
+        "blocked: `delete_file` is destructive and disabled here",
+        // approval gate, both ways
+        "→ Approve",
+        "blocked: the user rejected this call: rival@elsewhere.net is outside the company",
+        // validation and sanitization (typed), and context-aware rewriting
+        r#"3 results for "tokio runtime market""#,
+        "blocked: policy check `clean_query` failed",
+        r#"3 results for "competitor pricing market""#,
+        // rate limiting
+        "blocked: rate limit: at most 3 calls to `web_search` per 60s",
+        // redaction
+        "[REDACTED:email], card [REDACTED:card], phone [REDACTED:phone], api_key=[REDACTED:api_key]",
+        // caching that returns the cached result
+        "[cached] hooks acted: cache:Returned",
+        "two calls, get_weather ran 1 time(s)",
+        // conditional by agent
+        "blocked: interns may only use read-only tools",
+        // loop detection
+        "with the same arguments 3 times in a row",
+        // sandbox, normalization, truncation
+        "normalize_paths:Rewrote, truncate:Rewrote",
+        "`/etc/passwd` is outside the allowed directories",
+        "…[truncated: ",
+        // friendly error, then the breaker
+        "the quote service is down (tool_failed)",
+        "is failing repeatedly (2 failures in a row)",
+        "the quote service was called 2 times",
+        // analytics through the extension map, debug logging, raw typed output
+        "stock_quote      calls  2  failures 2",
+        "[debug] raw result: Lisbon at 21.5 °C",
+    ];
+    for line in expect {
+        assert!(out.contains(line), "missing `{line}` in:\n{out}");
+    }
+    // The audit log has one line per call, and says so.
+    let calls = out.matches("  → ").count();
+    assert!(out.contains(&format!("audit log: {calls} lines in")), "{calls} calls:\n{out}");
+    assert!(!out.contains("sk-live-0123456789abcdef0123"), "the API key leaked:\n{out}");
+}
