@@ -5,6 +5,7 @@
 //!
 //! 1. a table of heap allocations per call (floor vs toolbox), before criterion starts;
 //! 2. criterion's own groups (`two_arg`, `five_arg`, `call_all`);
+//!    (the hook variants are timed in the summary only, interleaved with the floor)
 //! 3. a summary computed in the same process (interleaved `Instant` timings, medians),
 //!    formatted to be pasted into a README.
 //!
@@ -13,7 +14,9 @@
 //! toolbox produce the same text.
 //!
 //! With `--instructions <variant> <n>` (variants `two-floor`, `two-boxed`, `two-toolbox`,
-//! `five-floor`, `five-boxed`, `five-toolbox`) it runs exactly `n` calls of that variant
+//! `five-floor`, `five-boxed`, `five-toolbox`, and `hooks-typed4`, `hooks-json`,
+//! `hooks-audit`: the two-arg tool with four typed no-op hooks, one JSON-view hook, the
+//! audit log) it runs exactly `n` calls of that variant
 //! and exits, printing nothing and never starting criterion: a workload for
 //! `benches/instructions.sh`, which counts instructions per call under callgrind (wall
 //! times on a shared machine are noisy; instruction counts are not).
@@ -50,8 +53,8 @@ use std::time::{Duration, Instant};
 use criterion::{BatchSize, Criterion, SamplingMode};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolkit::Limits;
 use toolkit::prelude::*;
+use toolkit::{Hook, Limits};
 
 // ---- counting allocator -----------------------------------------------------------
 
@@ -320,7 +323,17 @@ fn fmt_count(n: f64) -> String {
 // ---- instruction counts (`--instructions`) ----------------------------------------
 
 /// The variants `--instructions` accepts.
-const VARIANTS: [&str; 6] = ["two-floor", "two-boxed", "two-toolbox", "five-floor", "five-boxed", "five-toolbox"];
+const VARIANTS: [&str; 9] = [
+    "two-floor",
+    "two-boxed",
+    "two-toolbox",
+    "five-floor",
+    "five-boxed",
+    "five-toolbox",
+    "hooks-typed4",
+    "hooks-json",
+    "hooks-audit",
+];
 
 /// `n` calls of `f`, nothing else: the `ToolCall`s are built before, and the results
 /// dropped after, as in [`time_batch`]. Never inlined, so that callgrind's
@@ -450,6 +463,130 @@ impl<F: Fn(ToolCall) -> ToolResult, B: Fn(ToolCall) -> ToolResult> Case<F, B> {
     }
 }
 
+// ---- hooks ----------------------------------------------------------------------
+
+/// Typed no-op before hooks on `add`: each takes `add`'s own argument struct.
+#[toolkit::hook(before, tools = [add])]
+fn typed_1(args: &mut AddArgs) {
+    black_box(args);
+}
+
+#[toolkit::hook(before, tools = [add])]
+fn typed_2(args: &mut AddArgs) {
+    black_box(args);
+}
+
+#[toolkit::hook(before, tools = [add])]
+fn typed_3(args: &mut AddArgs) {
+    black_box(args);
+}
+
+#[toolkit::hook(before, tools = [add])]
+fn typed_4(args: &mut AddArgs) {
+    black_box(args);
+}
+
+/// The toolboxes of the hook section: `add` with four typed no-op before hooks, with one
+/// before hook that reads the arguments' JSON view, and with the audit log writing to a
+/// discarding writer (its work happens on its own thread, off the call).
+struct HookCases {
+    typed4: Toolbox,
+    json: Toolbox,
+    audit: Toolbox,
+    /// The audit log's handle, to let its writer catch up between timed batches (its
+    /// thread would otherwise steal the CPU from whichever side is timed next).
+    log: toolkit::hooks::AuditLog,
+}
+
+impl HookCases {
+    fn new() -> Self {
+        let typed4 = toolbox![add].with_hooks(toolkit::hooks![typed_1, typed_2, typed_3, typed_4]);
+        let json = toolbox![add].with_hook(Hook::before("json_view", |call: &mut BeforeCall<'_>| {
+            black_box(call.arguments().get("a"));
+        }));
+        let log = toolkit::hooks::AuditLog::to_writer(std::io::sink());
+        let audit = toolbox![add].with_sink(log.clone());
+        HookCases { typed4, json, audit, log }
+    }
+
+    fn side(&self, which: &str) -> &Toolbox {
+        match which {
+            "typed4" => &self.typed4,
+            "json" => &self.json,
+            "audit" => &self.audit,
+            _ => unreachable!("side checked by the caller: {which}"),
+        }
+    }
+
+    fn check<F: Fn(ToolCall) -> ToolResult, B: Fn(ToolCall) -> ToolResult>(&self, two: &Case<F, B>) {
+        for which in ["typed4", "json", "audit"] {
+            let r = drive(self.side(which).call(two.call()));
+            assert_eq!(r, two.floor(two.call()), "hooks {which}: disagrees with the floor");
+        }
+    }
+
+    /// Medians of interleaved rounds: floor, plain toolbox, then each hooked toolbox;
+    /// each with its per-round ratio to the floor.
+    fn interleaved<F: Fn(ToolCall) -> ToolResult, B: Fn(ToolCall) -> ToolResult>(
+        &self,
+        two: &Case<F, B>,
+        rounds: usize,
+        n: usize,
+    ) -> Vec<(f64, f64)> {
+        let make = || two.call();
+        let sides: [&dyn Fn(ToolCall) -> ToolResult; 5] = [
+            &|c| two.floor(c),
+            &|c| two.toolbox(c),
+            &|c| drive(self.typed4.call(c)),
+            &|c| drive(self.json.call(c)),
+            &|c| drive(self.audit.call(c)),
+        ];
+        let k = sides.len();
+        // After each batch, outside the timing: the audit writer drains its queue.
+        let settle = || self.log.flush().expect("the audit log writes to a sink");
+        for side in sides {
+            time_batch(n, &make, &side);
+            settle();
+        }
+        let mut ns = vec![Vec::new(); k];
+        let mut ratios = vec![Vec::new(); k];
+        for round in 0..rounds {
+            let mut this = vec![0.0; k];
+            for j in 0..k {
+                let which = (round + j) % k;
+                this[which] = time_batch(n, &make, &sides[which]);
+                settle();
+            }
+            for which in 0..k {
+                ns[which].push(this[which]);
+                ratios[which].push(this[which] / this[0]);
+            }
+        }
+        (0..k).map(|w| (median(&mut ns[w]), median(&mut ratios[w]))).collect()
+    }
+
+    fn allocations<F: Fn(ToolCall) -> ToolResult, B: Fn(ToolCall) -> ToolResult>(
+        &self,
+        two: &Case<F, B>,
+        n: usize,
+    ) -> [f64; 3] {
+        ["typed4", "json", "audit"].map(|w| allocations(n, || two.call(), |c| drive(self.side(w).call(c))))
+    }
+
+    fn instructions<F: Fn(ToolCall) -> ToolResult, B: Fn(ToolCall) -> ToolResult>(
+        &self,
+        two: &Case<F, B>,
+        side: &str,
+        n: usize,
+    ) {
+        let calls: Vec<ToolCall> = black_box((0..n).map(|_| two.call()).collect());
+        let results = black_box(instructions_loop(calls, &|c| drive(self.side(side).call(c))));
+        if let Some(r) = results.first() {
+            assert!(r.error.is_none(), "hooks {side}: {}", r.content);
+        }
+    }
+}
+
 // ---- call_all -------------------------------------------------------------------
 
 fn multi_thread_runtime() -> tokio::runtime::Runtime {
@@ -559,11 +696,14 @@ fn main() {
     };
     two.check();
     five.check();
+    let hooks = HookCases::new();
+    hooks.check(&two);
 
     if let Some((variant, n)) = instructions {
         match variant.split_once('-') {
             Some(("two", side)) => two.instructions(side, n),
             Some(("five", side)) => five.instructions(side, n),
+            Some(("hooks", side)) => hooks.instructions(&two, side, n),
             _ => unreachable!("variant checked above: {variant}"),
         }
         return;
@@ -576,6 +716,13 @@ fn main() {
     for (label, (f, t)) in [two.label, five.label].into_iter().zip(allocs) {
         println!("  {label:<9} allocations per call: floor {}, toolbox {}", fmt_count(f), fmt_count(t));
     }
+    let hook_allocs = hooks.allocations(&two, n);
+    println!(
+        "  two-arg with hooks: 4 typed no-op {}, 1 JSON-view {}, audit log {}",
+        fmt_count(hook_allocs[0]),
+        fmt_count(hook_allocs[1]),
+        fmt_count(hook_allocs[2])
+    );
     println!();
 
     // 2. Criterion.
@@ -590,6 +737,7 @@ fn main() {
     // 3. Same-run ratios and the batch wall time.
     let (rounds, n) = if full { (101, 5_000) } else { (3, 100) };
     let measured = [two.measured(allocs[0], rounds, n), five.measured(allocs[1], rounds, n)];
+    let hooked = hooks.interleaved(&two, rounds, n);
     let batch = batch_timing(&rt, &naps, if full { 15 } else { 1 });
     let workers = rt.metrics().num_workers();
 
@@ -619,6 +767,20 @@ fn main() {
         "\n\"floor + 1 box\" is the floor with its future in a `Box::pin`: the cost of the one boxed future \
          the design allows, for reference.\n"
     );
+    println!("Hooks on the two-arg tool (same run, same method; ratios to the floor):\n");
+    println!("| toolbox | per call | toolbox/floor | allocs |");
+    println!("|---|---:|---:|---:|");
+    let hook_rows = [
+        ("no hooks", allocs[0].1),
+        ("4 typed no-op before hooks", hook_allocs[0]),
+        ("1 before hook reading the JSON view", hook_allocs[1]),
+        ("audit log (JSON Lines, to a discarding writer)", hook_allocs[2]),
+    ];
+    for (i, (label, a)) in hook_rows.iter().enumerate() {
+        let (ns, ratio) = hooked[i + 1];
+        println!("| {label} | {ns:.1} ns | **{ratio:.2}x** | {} |", fmt_count(*a));
+    }
+    println!();
     println!(
         "`call_all` of {BATCH} calls that each sleep {NAP_MS} ms, `Limits {{ concurrency: {BATCH}, .. }}`, \
          multi-thread runtime ({workers} workers): **{:.1} ms** (one such call alone: {:.1} ms; one after \
@@ -645,6 +807,11 @@ fn main() {
             verdict(m.allocs_toolbox <= m.allocs_floor + 1.0)
         );
     }
+    println!(
+        "ratio two-arg with 4 typed no-op hooks: {:.2}x (target <= 1.3x: {})",
+        hooked[2].1,
+        verdict(hooked[2].1 <= 1.3)
+    );
     let batch_ratio = batch.batch_ms / batch.one_ms;
     println!(
         "call_all {BATCH} x {NAP_MS} ms: {:.1} ms, {:.2}x one call (target about one call, read as <= 1.25x: {})",

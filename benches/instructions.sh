@@ -19,7 +19,7 @@ fi
 
 N1=1000
 N2=11000
-VARIANTS=(two-floor two-boxed two-toolbox five-floor five-boxed five-toolbox)
+VARIANTS=(two-floor two-boxed two-toolbox five-floor five-boxed five-toolbox hooks-typed4 hooks-json hooks-audit)
 
 echo "building the dispatch bench (bench profile)..." >&2
 json=$(cargo bench --bench dispatch --no-run --message-format=json)
@@ -71,12 +71,17 @@ echo
 echo "| variant | instructions per call | vs floor |"
 echo "|---|---:|---:|"
 for v in "${VARIANTS[@]}"; do
-    floor=${per_call[${v%%-*}-floor]}
+    base=${v%%-*}
+    [[ $base == hooks ]] && base=two
+    floor=${per_call[$base-floor]}
     echo "| $v | ${per_call[$v]} | $(ratio "${per_call[$v]}" "$floor") |"
 done
 echo
 for tool in two five; do
     echo "$tool-arg: toolbox/floor $(ratio "${per_call[$tool-toolbox]}" "${per_call[$tool-floor]}"), boxed/floor $(ratio "${per_call[$tool-boxed]}" "${per_call[$tool-floor]}")"
+done
+for h in typed4 json audit; do
+    echo "two-arg with hooks ($h): toolbox/floor $(ratio "${per_call[hooks-$h]}" "${per_call[two-floor]}")"
 done
 echo
 echo "instructions per call are deterministic for a given binary; ratios measured in the same run"

@@ -58,7 +58,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, LazyLock, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
@@ -842,7 +842,6 @@ pub struct CallInfo<'a> {
     pub(crate) scope: &'a Scope,
     pub(crate) state: &'a State,
     pub(crate) attempt: u32,
-    pub(crate) started: Instant,
 }
 
 impl<'a> CallInfo<'a> {
@@ -879,11 +878,6 @@ impl<'a> CallInfo<'a> {
     /// 1 for the first run, 2 for the first retry, and so on.
     pub fn attempt(&self) -> u32 {
         self.attempt
-    }
-
-    /// When the call started.
-    pub fn started(&self) -> Instant {
-        self.started
     }
 
     /// The toolbox's shared state.

@@ -101,6 +101,7 @@ impl<'a> Plan<'a> {
         }
     }
 
+    #[inline]
     fn push(&mut self, hook: &'a Hook) {
         self.before |= hook.before.is_some();
         self.after |= hook.after.is_some();
@@ -233,7 +234,6 @@ impl<'c> Run<'c> {
                 scope: hooked.scope,
                 state: env.state,
                 attempt: 1,
-                started: Instant::now(),
             },
             plan,
             ext: Extensions::default(),
@@ -376,6 +376,8 @@ macro_rules! hook_loops {
                 attempt.touched |= touched;
                 match outcome {
                     Ok(Decision::Continue) => {
+                        // (Nothing to drop: matching by value saves an out-of-line drop
+                        // of the whole `Result` per hook.)
                         if touched {
                             run.acted.push(hook, Event::Before, Effect::Rewrote, None);
                         }
@@ -481,9 +483,10 @@ pub(crate) async fn drive<S: Steps>(steps: S, call: &ToolCall, env: Env<'_>, hoo
         };
         let args = slot.as_mut().map(|s| s as &mut (dyn ArgsSlot + 'static));
         let said = match &produced {
-            Produced::Output(output, cached) => after(&mut run, output, args, *cached).await,
-            Produced::Failed(error) => on_error(&mut run, error, args).await,
-            Produced::Blocked(..) => HooksSaid::Error(Handled::Propagate),
+            Produced::Output(output, cached) if run.plan.after => after(&mut run, output, args, *cached).await,
+            Produced::Failed(error) if run.plan.error => on_error(&mut run, error, args).await,
+            Produced::Output(..) => HooksSaid::After(Ok(None)),
+            Produced::Failed(_) | Produced::Blocked(..) => HooksSaid::Error(Handled::Propagate),
         };
         if let Next::Done(finished) = run.conclude(produced, said, attempt) {
             return finished;
@@ -521,9 +524,10 @@ pub(crate) fn drive_now<S: Steps>(steps: S, call: &ToolCall, env: Env<'_>, hooke
         };
         let args = slot.as_mut().map(|s| s as &mut (dyn ArgsSlot + 'static));
         let said = match &produced {
-            Produced::Output(output, cached) => after_now(&mut run, output, args, *cached),
-            Produced::Failed(error) => on_error_now(&mut run, error, args),
-            Produced::Blocked(..) => HooksSaid::Error(Handled::Propagate),
+            Produced::Output(output, cached) if run.plan.after => after_now(&mut run, output, args, *cached),
+            Produced::Failed(error) if run.plan.error => on_error_now(&mut run, error, args),
+            Produced::Output(..) => HooksSaid::After(Ok(None)),
+            Produced::Failed(_) | Produced::Blocked(..) => HooksSaid::Error(Handled::Propagate),
         };
         if let Next::Done(finished) = run.conclude(produced, said, attempt) {
             return finished;

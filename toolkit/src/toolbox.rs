@@ -131,6 +131,9 @@ pub struct Env<'a> {
     pub(crate) state: &'a State,
     /// The hooks of this call, when any act on it.
     pub(crate) hooked: Option<&'a Hooked<'a>>,
+    /// Run the call only if it can finish now; otherwise start nothing
+    /// ([`Started::Later`]).
+    pub(crate) now_only: bool,
 }
 
 /// How a call was started: a sync tool has already run; anything else runs in the one
@@ -145,6 +148,9 @@ pub enum Started<'a> {
     Hooked(BoxFuture<'a, Finished>),
     /// The call ran through its hooks already (a sync tool, sync hooks: no future).
     Finished(Finished),
+    /// Nothing was started: the call has to wait, and the caller asked for calls that
+    /// finish now only.
+    Later,
 }
 
 /// A table of tools known at compile time; implemented by `toolbox!`.
@@ -194,6 +200,9 @@ impl<D: DynTool> Erased for Dynamic<D> {
     }
     fn run<'a>(&'a self, call: &'a ToolCall, env: Env<'a>) -> Started<'a> {
         if let Some(hooked) = env.hooked {
+            if env.now_only {
+                return Started::Later;
+            }
             return Started::Hooked(Box::pin(drive(DynamicSteps { tool: &self.0, call, env }, call, env, hooked)));
         }
         Started::Running(Box::pin(async move {
@@ -392,18 +401,20 @@ impl Toolbox {
             if !self.sinks.is_empty() || tracing::dispatcher::has_been_set() {
                 return Box::pin(self.call_full(call, &NO_SCOPE, global)).await;
             }
-            let hooked = match (&global, self.hooks.is_empty()) {
-                (None, true) => None,
-                _ => {
-                    Plan::new([global.as_deref().map_or(&[], Hooks::as_slice), self.hooks.as_slice(), &[]], &call.name)
-                        .map(|plan| Hooked { plan, scope: &NO_SCOPE, wants_record: false })
+            if global.is_some() || !self.hooks.is_empty() {
+                match self.call_now(&call, global.as_deref()) {
+                    Now::Done(finished) => return finish_hooked(call, finished),
+                    Now::Wait => return Box::pin(self.call_full(call, &NO_SCOPE, global)).await,
+                    Now::NoHooks => {}
                 }
-            };
-            let outcome = match self.start(&call, self.env(hooked.as_ref())) {
+            }
+            let outcome = match self.start(&call, self.env(None)) {
                 Started::Done(outcome) => Ok(outcome),
                 Started::Running(running) => Ok(running.await),
                 Started::Hooked(hooked) => Err(hooked.await),
                 Started::Finished(finished) => Err(finished),
+                // Not reached: only `call_now` asks for calls that finish now.
+                Started::Later => Ok(Err(not_ready())),
             };
             match outcome {
                 Ok(outcome) => {
@@ -412,6 +423,27 @@ impl Toolbox {
                 }
                 Err(finished) => finish_hooked(call, finished),
             }
+        }
+    }
+
+    /// A hooked call that can run now (a sync tool, sync hooks): its plan lives on this
+    /// stack frame, not in `call`'s future, which stays small for the plain path. Any
+    /// other hooked call waits (in `call_full`'s boxed future); nothing has run yet then.
+    #[inline(never)]
+    fn call_now(&self, call: &ToolCall, global: Option<&Hooks>) -> Now {
+        let lists: [&[Hook]; 3] = [global.map_or(&[], Hooks::as_slice), self.hooks.as_slice(), &[]];
+        let Some(plan) = Plan::new(lists, &call.name) else { return Now::NoHooks };
+        if !plan.is_sync() {
+            return Now::Wait;
+        }
+        let hooked = Hooked { plan, scope: &NO_SCOPE, wants_record: false };
+        let env = Env { now_only: true, ..self.env(Some(&hooked)) };
+        match self.start(call, env) {
+            Started::Finished(finished) => Now::Done(finished),
+            Started::Done(outcome) => Now::Done(Finished::plain(outcome)),
+            // An async tool: nothing was started; it runs, with its hooks, in a future of
+            // its own.
+            Started::Later | Started::Running(_) | Started::Hooked(_) => Now::Wait,
         }
     }
 
@@ -446,6 +478,8 @@ impl Toolbox {
             }
             Started::Hooked(hooked) => hooked.instrument(span.clone()).await,
             Started::Finished(finished) => finished,
+            // Not reached: only `call_now` asks for calls that finish now.
+            Started::Later => Finished::plain(Err(not_ready())),
         };
         span.record("toolkit.outcome", finished.outcome.label());
         if let Err(e) = &finished.result {
@@ -484,7 +518,7 @@ impl Toolbox {
 
     #[inline]
     fn env<'a>(&'a self, hooked: Option<&'a Hooked<'a>>) -> Env<'a> {
-        Env { limits: &self.limits, state: &self.state, hooked }
+        Env { limits: &self.limits, state: &self.state, hooked, now_only: false }
     }
 
     /// Hands a record to every sink; a sink that panics is reported and skipped.
@@ -505,6 +539,7 @@ impl Toolbox {
                     let error = unknown_tool(&call.name, &self.names());
                     match env.hooked {
                         Some(h) if h.plan.is_sync() => Started::Finished(drive_now(NoSuchTool(error), call, env, h)),
+                        Some(_) if env.now_only => Started::Later,
                         Some(h) => Started::Hooked(Box::pin(drive(NoSuchTool(error), call, env, h))),
                         None => Started::Done(Err(error)),
                     }
@@ -559,6 +594,9 @@ pub fn run<'a, T: Tool>(tool: &'a T, call: &'a ToolCall, env: Env<'a>) -> Starte
         if T::RUNS_NOW && hooked.plan.is_sync() {
             return Started::Finished(drive_now(steps, call, env, hooked));
         }
+        if env.now_only {
+            return Started::Later;
+        }
         return Started::Hooked(Box::pin(drive(steps, call, env, hooked)));
     }
     if T::RUNS_NOW {
@@ -604,6 +642,16 @@ fn call_span(call: &ToolCall) -> tracing::Span {
         error.type = tracing::field::Empty,
         toolkit.outcome = tracing::field::Empty,
     )
+}
+
+/// How [`Toolbox::call_now`] went.
+enum Now {
+    /// No hook acts on this call.
+    NoHooks,
+    /// The call ran through its hooks.
+    Done(Finished),
+    /// The call has to wait (an async hook or tool); nothing has run.
+    Wait,
 }
 
 fn finish_hooked(call: ToolCall, finished: Finished) -> ToolResult {
