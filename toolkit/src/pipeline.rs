@@ -31,19 +31,15 @@ pub struct Hooked<'a> {
     pub(crate) wants_record: bool,
 }
 
-/// How many applicable hooks a plan holds without allocating.
-const INLINE_HOOKS: usize = 8;
-
 /// The hooks that act on one call, from the three scopes, in the order they run, each
 /// matched against the tool's name once: by priority (highest first), then scope
-/// (global, toolbox, agent), then registration order. Each list is already sorted by
-/// priority, so this is a merge; up to [`INLINE_HOOKS`] hooks it allocates nothing.
+/// (global, toolbox, agent), then registration order.
+///
+/// The usual case, hooks from one scope only (already in order), borrows that list and
+/// marks the matching hooks in a bit mask: nothing is copied or allocated. Hooks from
+/// several scopes are merged into a list of references.
 pub struct Plan<'a> {
-    /// The first hooks (slots past `len` repeat the first one, never read).
-    inline: [&'a Hook; INLINE_HOOKS],
-    len: usize,
-    /// All of them, once there are more than fit inline.
-    spill: Vec<&'a Hook>,
+    order: Order<'a>,
     before: bool,
     after: bool,
     error: bool,
@@ -52,19 +48,59 @@ pub struct Plan<'a> {
     sync: bool,
 }
 
+/// The iterator of [`Plan::iter`].
+enum Hooks<'p, 'a> {
+    One(&'a [Hook], u64),
+    Merged(std::slice::Iter<'p, &'a Hook>),
+}
+
+impl<'a> Iterator for Hooks<'_, 'a> {
+    type Item = &'a Hook;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a Hook> {
+        match self {
+            Hooks::One(list, bits) => {
+                if *bits == 0 {
+                    return None;
+                }
+                let i = bits.trailing_zeros() as usize;
+                *bits &= *bits - 1;
+                list.get(i)
+            }
+            Hooks::Merged(hooks) => hooks.next().copied(),
+        }
+    }
+}
+
+enum Order<'a> {
+    /// One scope's hooks; bit `i` set when hook `i` acts on this call (up to 64 hooks).
+    One(&'a [Hook], u64),
+    /// Several scopes' hooks, merged, matching ones only.
+    Merged(Vec<&'a Hook>),
+}
+
 impl<'a> Plan<'a> {
     /// The plan for a call of `tool`; `None` when no hook acts on it.
     pub(crate) fn new(lists: [&'a [Hook]; 3], tool: &str) -> Option<Self> {
+        let mut plan = Plan { order: Order::One(&[], 0), before: false, after: false, error: false, sync: true };
         match lists {
             // The usual case: hooks in one scope only, already in order.
-            [only, [], []] | [[], only, []] | [[], [], only] => {
-                let mut matching = only.iter().filter(|h| h.filter.matches(tool));
-                let mut plan = Plan::first(matching.next()?);
-                matching.for_each(|h| plan.push(h));
-                Some(plan)
+            [only, [], []] | [[], only, []] | [[], [], only] if only.len() <= 64 => {
+                let mut mask = 0u64;
+                for (i, hook) in only.iter().enumerate() {
+                    if hook.filter.matches(tool) {
+                        mask |= 1 << i;
+                        plan.note(hook);
+                    }
+                }
+                if mask == 0 {
+                    return None;
+                }
+                plan.order = Order::One(only, mask);
             }
             _ => {
-                let mut plan: Option<Plan<'a>> = None;
+                let mut merged = Vec::new();
                 let mut at = [0usize; 3];
                 loop {
                     let mut best: Option<(usize, &'a Hook)> = None;
@@ -78,50 +114,34 @@ impl<'a> Plan<'a> {
                     let Some((i, hook)) = best else { break };
                     at[i] += 1;
                     if hook.filter.matches(tool) {
-                        match &mut plan {
-                            Some(p) => p.push(hook),
-                            None => plan = Some(Plan::first(hook)),
-                        }
+                        plan.note(hook);
+                        merged.push(hook);
                     }
                 }
-                plan
+                if merged.is_empty() {
+                    return None;
+                }
+                plan.order = Order::Merged(merged);
             }
         }
-    }
-
-    fn first(hook: &'a Hook) -> Self {
-        Plan {
-            inline: [hook; INLINE_HOOKS],
-            len: 1,
-            spill: Vec::new(),
-            before: hook.before.is_some(),
-            after: hook.after.is_some(),
-            error: hook.error.is_some(),
-            sync: hook.is_sync(),
-        }
+        Some(plan)
     }
 
     #[inline]
-    fn push(&mut self, hook: &'a Hook) {
+    fn note(&mut self, hook: &Hook) {
         self.before |= hook.before.is_some();
         self.after |= hook.after.is_some();
         self.error |= hook.error.is_some();
         self.sync &= hook.is_sync();
-        if self.len < INLINE_HOOKS {
-            self.inline[self.len] = hook;
-        } else {
-            if self.spill.is_empty() {
-                self.spill.extend_from_slice(&self.inline);
-            }
-            self.spill.push(hook);
-        }
-        self.len += 1;
     }
 
     /// The hooks, in order.
     #[inline]
-    fn hooks(&self) -> &[&'a Hook] {
-        if self.len <= INLINE_HOOKS { &self.inline[..self.len] } else { &self.spill }
+    fn iter(&self) -> Hooks<'_, 'a> {
+        match &self.order {
+            Order::One(list, mask) => Hooks::One(list, *mask),
+            Order::Merged(hooks) => Hooks::Merged(hooks.iter()),
+        }
     }
 
     /// Whether every hook finishes without waiting.
@@ -368,25 +388,21 @@ macro_rules! hook_loops {
             if !run.plan.before {
                 return Before::Continue;
             }
-            for &hook in run.plan.hooks() {
+            for hook in run.plan.iter() {
                 let Some(hook_fn) = &hook.before else { continue };
                 let mut call = BeforeCall { info: &run.info, args: &mut *slot, ext: &mut run.ext, touched: false };
                 let outcome = $step(hook, || hook_fn.before(&mut call))$(.$wait)?;
                 let touched = call.touched;
                 attempt.touched |= touched;
-                match outcome {
-                    Ok(Decision::Continue) => {
-                        // (Nothing to drop: matching by value saves an out-of-line drop
-                        // of the whole `Result` per hook.)
-                        if touched {
-                            run.acted.push(hook, Event::Before, Effect::Rewrote, None);
-                        }
+                if let Ok(Decision::Continue) = outcome {
+                    // `Continue` owns nothing: forgetting it spares an out-of-line drop of
+                    // the whole `Result` on every hook of every call.
+                    std::mem::forget(outcome);
+                    if touched {
+                        run.acted.push(hook, Event::Before, Effect::Rewrote, None);
                     }
-                    outcome => {
-                        if let Some(stop) = run.before_said(hook, outcome) {
-                            return stop;
-                        }
-                    }
+                } else if let Some(stop) = run.before_said(hook, outcome) {
+                    return stop;
                 }
             }
             Before::Continue
@@ -402,7 +418,7 @@ macro_rules! hook_loops {
             if !run.plan.after {
                 return HooksSaid::After(Ok(text));
             }
-            for &hook in run.plan.hooks() {
+            for hook in run.plan.iter() {
                 let Some(hook_fn) = &hook.after else { continue };
                 let saved = text.clone();
                 let mut out = AfterCall {
@@ -438,7 +454,7 @@ macro_rules! hook_loops {
             if !run.plan.error {
                 return HooksSaid::Error(Handled::Propagate);
             }
-            for &hook in run.plan.hooks() {
+            for hook in run.plan.iter() {
                 let Some(hook_fn) = &hook.error else { continue };
                 let mut err = ErrorCall { info: &run.info, error, args: args.as_deref_mut(), ext: &mut run.ext };
                 let outcome = $step(hook, || hook_fn.error(&mut err))$(.$wait)?;

@@ -388,6 +388,11 @@ impl Format {
 
 /// The writer thread: lines in queue order; the buffer goes to the writer whenever
 /// the queue runs empty, on `Flush`, and on `Shutdown`.
+/// How long the writer waits for more records after catching up, before it sleeps
+/// until woken: records of a burst then cost their callers no wake-up, and a lone
+/// record is written within this long.
+const BURST_PAUSE: std::time::Duration = std::time::Duration::from_millis(1);
+
 fn write_all(queue: Receiver<Message>, mut out: BufWriter<Box<dyn Write + Send>>, format: Format) {
     let mut failed: Option<io::Error> = None;
     let note = |failed: &mut Option<io::Error>, e: io::Error| {
@@ -395,9 +400,18 @@ fn write_all(queue: Receiver<Message>, mut out: BufWriter<Box<dyn Write + Send>>
         failed.get_or_insert(e);
     };
     let mut line = Vec::with_capacity(1024);
+    let mut busy = false;
     loop {
         let message = match queue.try_recv() {
             Ok(message) => message,
+            // Caught up after writing: pause before parking, so the next records of a
+            // burst find the writer awake and their callers pay no wake-up (a system
+            // call per record otherwise, several times the cost of the call itself).
+            Err(TryRecvError::Empty) if busy => {
+                busy = false;
+                std::thread::sleep(BURST_PAUSE);
+                continue;
+            }
             Err(TryRecvError::Empty) => {
                 if let Err(e) = out.flush() {
                     note(&mut failed, e);
@@ -411,6 +425,7 @@ fn write_all(queue: Receiver<Message>, mut out: BufWriter<Box<dyn Write + Send>>
         };
         match message {
             Message::Record(record) => {
+                busy = true;
                 if let Err(e) = format.write(&Entry::new(&record, format.capture), &mut line, &mut out) {
                     note(&mut failed, e);
                 }
