@@ -719,3 +719,19 @@ fn built_ins_have_default_names_that_can_be_changed() {
         ]
     );
 }
+
+/// Each built-in fails the way that is safe for what it guards: a cache or a breaker
+/// that cannot reach its store lets calls through; a redactor that breaks withholds the
+/// text; the guards block.
+#[test]
+fn built_ins_fail_the_safe_way() {
+    use toolkit::hook::{Event, OnFailure};
+    let policy = |hook: Hook, event: Event| hook.failure_policy(event);
+    assert_eq!(policy(Cache::ttl(Duration::from_secs(1)).into(), Event::Before), OnFailure::Continue);
+    assert_eq!(policy(CircuitBreaker::after(1).into(), Event::Before), OnFailure::Continue);
+    assert_eq!(policy(Redactor::new().into(), Event::After), OnFailure::Block);
+    assert_eq!(policy(Truncate::chars(1).into(), Event::After), OnFailure::Continue);
+    assert_eq!(policy(PathSandbox::new().allow("/srv").into(), Event::Before), OnFailure::Block);
+    assert_eq!(policy(ApprovalGate::default().into(), Event::Before), OnFailure::Block);
+    assert_eq!(policy(RateLimit::per_tool(1, Duration::from_secs(1)).into(), Event::Before), OnFailure::Block);
+}

@@ -131,6 +131,12 @@ fn a_hook_name_is_unique_within_a_registry() {
     assert!(scope.hooks_mut().add(Hook::new("audit")).is_err());
 }
 
+#[test]
+#[should_panic(expected = "a hook named `audit` is already registered here")]
+fn with_hook_reports_a_duplicate_name_at_setup() {
+    let _ = toolbox![add].with_hook(Hook::new("audit")).with_hook(Hook::new("audit"));
+}
+
 // ---- 2. before -----------------------------------------------------------------------
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use super::canonical::canonical_json;
 use super::carry::{Carried, owner};
 use super::store::{MemoryStore, Store};
 use crate::call::Output;
-use crate::hook::{AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, Hook, HookError, HookStep};
+use crate::hook::{AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, Hook, HookError, HookStep, OnFailure};
 
 /// A hook (before and after) that answers a repeated call from a cache.
 ///
@@ -29,7 +29,8 @@ use crate::hook::{AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, Hook, 
 /// otherwise); keys hold the whole canonical arguments, not a hash, so two different
 /// calls never share an entry.
 ///
-/// Named `cache`, priority -100.
+/// Named `cache`, priority -100. It fails open: if its store cannot answer, the call
+/// runs as on a miss (an outage must not stop the tools).
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -141,6 +142,7 @@ impl From<Cache> for Hook {
     fn from(cache: Cache) -> Hook {
         let name = cache.name.clone();
         let handle = Handle(Arc::new(Shared { config: cache }));
-        Hook::new(name).priority(-100).on_before(handle.clone()).on_after(handle)
+        // A cache that cannot answer must not stop the call: it fails open.
+        Hook::new(name).priority(-100).on_failure(OnFailure::Continue).on_before(handle.clone()).on_after(handle)
     }
 }

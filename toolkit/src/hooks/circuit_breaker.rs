@@ -11,7 +11,8 @@ use super::duration_text::Readable;
 use super::store::{MemoryStore, Store};
 use crate::call::ErrorKind;
 use crate::hook::{
-    AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, ErrorCall, ErrorHook, Hook, HookError, HookStep, Recovery,
+    AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, ErrorCall, ErrorHook, Hook, HookError, HookStep, OnFailure,
+    Recovery,
 };
 
 /// A hook (before, after and error) that pauses a tool after `n` failures in a row.
@@ -34,7 +35,8 @@ use crate::hook::{
 /// of lower priority replaces the message or asks for a retry (an error hook of
 /// *higher* priority that does either hides the failure from the breaker). A success
 /// resets the count only if it was above zero when the call started, so healthy tools
-/// cost no store write.
+/// cost no store write. It fails open: if its store cannot answer, calls go on as if
+/// the breaker were closed.
 ///
 /// ```
 /// use std::time::Duration;
@@ -286,6 +288,12 @@ impl From<CircuitBreaker> for Hook {
     fn from(breaker: CircuitBreaker) -> Hook {
         let name = breaker.name.clone();
         let handle = Handle(Arc::new(Shared { config: breaker }));
-        Hook::new(name).priority(60).on_before(handle.clone()).on_after(handle.clone()).on_error(handle)
+        // A breaker whose state cannot be read must not stop every call: it fails open.
+        Hook::new(name)
+            .priority(60)
+            .on_failure(OnFailure::Continue)
+            .on_before(handle.clone())
+            .on_after(handle.clone())
+            .on_error(handle)
     }
 }

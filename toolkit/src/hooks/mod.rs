@@ -5,17 +5,17 @@
 //! `Hook::from(x)` to change its priority, failure policy, timeout or tool filter). Each
 //! has a default name, changed with its `.name(..)` method.
 //!
-//! | built-in | events | name | priority |
-//! |---|---|---|---|
-//! | [`CircuitBreaker`] | before, after, error | `circuit_breaker` | 60 |
-//! | [`NormalizePaths`] | before | `normalize_paths` | 50 |
-//! | [`PathSandbox`] | before | `path_sandbox` | 40 |
-//! | [`LoopGuard`] | before | `loop_guard` | 35 |
-//! | [`RateLimit`] | before | `rate_limit` | 30 |
-//! | [`Redactor`] | after | `redact` | 20 |
-//! | [`Truncate`] | after | `truncate` | -20 |
-//! | [`ApprovalGate`] | before | `approval` | -50 |
-//! | [`Cache`] | before, after | `cache` | -100 |
+//! | built-in | events | name | priority | when it fails |
+//! |---|---|---|---|---|
+//! | [`CircuitBreaker`] | before, after, error | `circuit_breaker` | 60 | continue (its store is down: calls go on) |
+//! | [`NormalizePaths`] | before | `normalize_paths` | 50 | block |
+//! | [`PathSandbox`] | before | `path_sandbox` | 40 | block |
+//! | [`LoopGuard`] | before | `loop_guard` | 35 | block |
+//! | [`RateLimit`] | before | `rate_limit` | 30 | block (its store is down: calls wait for it) |
+//! | [`Redactor`] | after | `redact` | 20 | block (unredacted text never reaches the model) |
+//! | [`Truncate`] | after | `truncate` | -20 | continue |
+//! | [`ApprovalGate`] | before | `approval` | -50 | block (no approver, no call) |
+//! | [`Cache`] | before, after | `cache` | -100 | continue (a cache outage is a miss) |
 //!
 //! Hooks run highest priority first, so the defaults give this order: a paused tool is
 //! refused before anything else is spent on it; paths are made absolute, then checked;

@@ -7,7 +7,7 @@ use std::sync::{Arc, LazyLock};
 use regex::Regex;
 use serde_json::Value;
 
-use crate::hook::{AfterCall, AfterHook, Hook, HookStep};
+use crate::hook::{AfterCall, AfterHook, Hook, HookStep, OnFailure};
 
 /// Finds secrets and personal data in text and replaces them with `[REDACTED:{label}]`.
 ///
@@ -33,7 +33,8 @@ use crate::hook::{AfterCall, AfterHook, Hook, HookStep};
 /// redacted value by value and stays valid JSON.
 ///
 /// As a hook (an after hook named `redact`, priority 20) it rewrites every result the
-/// model sees. A `Redactor` is cheap to clone (its rules are shared), so one value can
+/// model sees, and fails closed: if it fails, the result is withheld (``blocked: policy
+/// check `redact` failed``) rather than shown unredacted. A `Redactor` is cheap to clone (its rules are shared), so one value can
 /// serve the hook and an [`AuditLog`](super::AuditLog).
 ///
 /// ```
@@ -405,7 +406,8 @@ impl AfterHook for Redactor {
 
 impl From<Redactor> for Hook {
     fn from(redactor: Redactor) -> Hook {
-        Hook::new(redactor.name.clone()).priority(20).on_after(redactor)
+        // Text that could not be redacted must not reach the model: it fails closed.
+        Hook::new(redactor.name.clone()).priority(20).on_failure(OnFailure::Block).on_after(redactor)
     }
 }
 
