@@ -317,7 +317,8 @@ impl Filter {
     pub fn matches(&self, tool: &str) -> bool {
         match self {
             Filter::All => true,
-            Filter::Tools(names) => names.iter().any(|n| n == tool),
+            // A tool's own name constant is usually the very string the filter holds.
+            Filter::Tools(names) => names.iter().any(|n| std::ptr::eq(n.as_ref(), tool) || n == tool),
             Filter::Matching(pattern) => glob(pattern.as_bytes(), tool.as_bytes()),
         }
     }

@@ -21,7 +21,34 @@ use crate::hook::{
     OnFailure, Recovery, Scope,
 };
 use crate::tool::ToolSpec;
-use crate::toolbox::Env;
+use crate::toolbox::{Env, Started};
+
+/// The hooks a call may meet, before its tool is known: the three scopes' lists, the
+/// scope's labels, whether a record will be built. Copied into the call's [`Env`].
+#[derive(Clone, Copy)]
+pub struct HookEnv<'a> {
+    pub(crate) lists: [&'a [Hook]; 3],
+    pub(crate) scope: &'a Scope,
+    pub(crate) wants_record: bool,
+}
+
+/// Starts a call of a tool that hooks act on (`plan`): with no future at all when the
+/// tool and every hook finish without waiting, else in one boxed future that owns the
+/// plan.
+pub(crate) fn start<'a, S: Steps + 'a>(
+    steps: S,
+    runs_now: bool,
+    plan: Plan<'a>,
+    hooks: HookEnv<'a>,
+    call: &'a ToolCall,
+    env: Env<'a>,
+) -> Started<'a> {
+    let hooked = Hooked { plan, scope: hooks.scope, wants_record: hooks.wants_record };
+    if runs_now && hooked.plan.is_sync() {
+        return Started::Finished(drive_now(steps, call, env, &hooked));
+    }
+    Started::Hooked(Box::pin(async move { drive(steps, call, env, &hooked).await }))
+}
 
 /// What a call with hooks needs: its plan, its scope, whether a record will be built.
 pub struct Hooked<'a> {

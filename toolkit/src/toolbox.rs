@@ -19,7 +19,7 @@ use crate::call::{CallContext, CallRecord, ErrorKind, Output, RecordSink, State,
 use crate::hook::{DuplicateHook, Hook, Hooks, NO_SCOPE, Scope};
 #[doc(hidden)]
 pub use crate::pipeline::Finished;
-use crate::pipeline::{Codec, Hooked, JsonArgs, Plan, Report, Steps, TypedArgs, drive, drive_now};
+use crate::pipeline::{self, Codec, HookEnv, JsonArgs, Plan, Report, Steps, TypedArgs};
 use crate::schema::{Incompatibility, Target};
 use crate::tool::{Tool, ToolSpec, Validate};
 
@@ -129,11 +129,8 @@ pub enum ToolboxError {
 pub struct Env<'a> {
     pub(crate) limits: &'a Limits,
     pub(crate) state: &'a State,
-    /// The hooks of this call, when any act on it.
-    pub(crate) hooked: Option<&'a Hooked<'a>>,
-    /// Run the call only if it can finish now; otherwise start nothing
-    /// ([`Started::Later`]).
-    pub(crate) now_only: bool,
+    /// The hooks this call may meet (`None`: there are none anywhere).
+    pub(crate) hooks: Option<HookEnv<'a>>,
 }
 
 /// How a call was started: a sync tool has already run; anything else runs in the one
@@ -148,9 +145,6 @@ pub enum Started<'a> {
     Hooked(BoxFuture<'a, Finished>),
     /// The call ran through its hooks already (a sync tool, sync hooks: no future).
     Finished(Finished),
-    /// Nothing was started: the call has to wait, and the caller asked for calls that
-    /// finish now only.
-    Later,
 }
 
 /// A table of tools known at compile time; implemented by `toolbox!`.
@@ -199,11 +193,10 @@ impl<D: DynTool> Erased for Dynamic<D> {
         self.0.spec()
     }
     fn run<'a>(&'a self, call: &'a ToolCall, env: Env<'a>) -> Started<'a> {
-        if let Some(hooked) = env.hooked {
-            if env.now_only {
-                return Started::Later;
-            }
-            return Started::Hooked(Box::pin(drive(DynamicSteps { tool: &self.0, call, env }, call, env, hooked)));
+        if let Some(hooks) = env.hooks
+            && let Some(plan) = Plan::new(hooks.lists, &self.0.spec().name)
+        {
+            return pipeline::start(DynamicSteps { tool: &self.0, call, env }, false, plan, hooks, call, env);
         }
         Started::Running(Box::pin(async move {
             let spec = self.0.spec();
@@ -401,20 +394,16 @@ impl Toolbox {
             if !self.sinks.is_empty() || tracing::dispatcher::has_been_set() {
                 return Box::pin(self.call_full(call, &NO_SCOPE, global)).await;
             }
-            if global.is_some() || !self.hooks.is_empty() {
-                match self.call_now(&call, global.as_deref()) {
-                    Now::Done(finished) => return finish_hooked(call, finished),
-                    Now::Wait => return Box::pin(self.call_full(call, &NO_SCOPE, global)).await,
-                    Now::NoHooks => {}
-                }
-            }
-            let outcome = match self.start(&call, self.env(None)) {
+            let hooks = (global.is_some() || !self.hooks.is_empty()).then(|| HookEnv {
+                lists: [global.as_deref().map_or(&[], Hooks::as_slice), self.hooks.as_slice(), &[]],
+                scope: &NO_SCOPE,
+                wants_record: false,
+            });
+            let outcome = match self.start(&call, self.env(hooks)) {
                 Started::Done(outcome) => Ok(outcome),
                 Started::Running(running) => Ok(running.await),
                 Started::Hooked(hooked) => Err(hooked.await),
                 Started::Finished(finished) => Err(finished),
-                // Not reached: only `call_now` asks for calls that finish now.
-                Started::Later => Ok(Err(not_ready())),
             };
             match outcome {
                 Ok(outcome) => {
@@ -423,27 +412,6 @@ impl Toolbox {
                 }
                 Err(finished) => finish_hooked(call, finished),
             }
-        }
-    }
-
-    /// A hooked call that can run now (a sync tool, sync hooks): its plan lives on this
-    /// stack frame, not in `call`'s future, which stays small for the plain path. Any
-    /// other hooked call waits (in `call_full`'s boxed future); nothing has run yet then.
-    #[inline(never)]
-    fn call_now(&self, call: &ToolCall, global: Option<&Hooks>) -> Now {
-        let lists: [&[Hook]; 3] = [global.map_or(&[], Hooks::as_slice), self.hooks.as_slice(), &[]];
-        let Some(plan) = Plan::new(lists, &call.name) else { return Now::NoHooks };
-        if !plan.is_sync() {
-            return Now::Wait;
-        }
-        let hooked = Hooked { plan, scope: &NO_SCOPE, wants_record: false };
-        let env = Env { now_only: true, ..self.env(Some(&hooked)) };
-        match self.start(call, env) {
-            Started::Finished(finished) => Now::Done(finished),
-            Started::Done(outcome) => Now::Done(Finished::plain(outcome)),
-            // An async tool: nothing was started; it runs, with its hooks, in a future of
-            // its own.
-            Started::Later | Started::Running(_) | Started::Hooked(_) => Now::Wait,
         }
     }
 
@@ -460,9 +428,8 @@ impl Toolbox {
         let clock = (!self.sinks.is_empty()).then(|| (SystemTime::now(), Instant::now()));
         let lists: [&[Hook]; 3] =
             [global.as_deref().map_or(&[], Hooks::as_slice), self.hooks.as_slice(), scope.hooks.as_slice()];
-        let hooked =
-            Plan::new(lists, &call.name).map(|plan| Hooked { plan, scope, wants_record: !self.sinks.is_empty() });
-        let env = self.env(hooked.as_ref());
+        let hooks = HookEnv { lists, scope, wants_record: !self.sinks.is_empty() };
+        let env = self.env(Some(hooks));
         let span = call_span(&call);
         let finished = match span.in_scope(|| self.start(&call, env)) {
             Started::Done(outcome) => Finished::plain(outcome),
@@ -478,8 +445,6 @@ impl Toolbox {
             }
             Started::Hooked(hooked) => hooked.instrument(span.clone()).await,
             Started::Finished(finished) => finished,
-            // Not reached: only `call_now` asks for calls that finish now.
-            Started::Later => Finished::plain(Err(not_ready())),
         };
         span.record("toolkit.outcome", finished.outcome.label());
         if let Err(e) = &finished.result {
@@ -517,8 +482,8 @@ impl Toolbox {
     }
 
     #[inline]
-    fn env<'a>(&'a self, hooked: Option<&'a Hooked<'a>>) -> Env<'a> {
-        Env { limits: &self.limits, state: &self.state, hooked, now_only: false }
+    fn env<'a>(&'a self, hooks: Option<HookEnv<'a>>) -> Env<'a> {
+        Env { limits: &self.limits, state: &self.state, hooks }
     }
 
     /// Hands a record to every sink; a sink that panics is reported and skipped.
@@ -537,10 +502,8 @@ impl Toolbox {
                 Some(tool) => tool.run(call, env),
                 None => {
                     let error = unknown_tool(&call.name, &self.names());
-                    match env.hooked {
-                        Some(h) if h.plan.is_sync() => Started::Finished(drive_now(NoSuchTool(error), call, env, h)),
-                        Some(_) if env.now_only => Started::Later,
-                        Some(h) => Started::Hooked(Box::pin(drive(NoSuchTool(error), call, env, h))),
+                    match env.hooks.and_then(|h| Some((Plan::new(h.lists, &call.name)?, h))) {
+                        Some((plan, hooks)) => pipeline::start(NoSuchTool(error), true, plan, hooks, call, env),
                         None => Started::Done(Err(error)),
                     }
                 }
@@ -587,17 +550,12 @@ impl Toolbox {
 #[doc(hidden)]
 #[inline]
 pub fn run<'a, T: Tool>(tool: &'a T, call: &'a ToolCall, env: Env<'a>) -> Started<'a> {
-    if let Some(hooked) = env.hooked {
-        let steps = StaticSteps { tool, call, env };
-        // A tool that never waits, with hooks that never wait: the whole pipeline runs
-        // now, with no future on the heap.
-        if T::RUNS_NOW && hooked.plan.is_sync() {
-            return Started::Finished(drive_now(steps, call, env, hooked));
-        }
-        if env.now_only {
-            return Started::Later;
-        }
-        return Started::Hooked(Box::pin(drive(steps, call, env, hooked)));
+    // The plan is made here, where the tool is known: matched on its own name constant,
+    // and a call no hook acts on goes the plain way.
+    if let Some(hooks) = env.hooks
+        && let Some(plan) = Plan::new(hooks.lists, T::NAME)
+    {
+        return pipeline::start(StaticSteps { tool, call, env }, T::RUNS_NOW, plan, hooks, call, env);
     }
     if T::RUNS_NOW {
         return Started::Done(run_now(tool, call, env));
@@ -642,16 +600,6 @@ fn call_span(call: &ToolCall) -> tracing::Span {
         error.type = tracing::field::Empty,
         toolkit.outcome = tracing::field::Empty,
     )
-}
-
-/// How [`Toolbox::call_now`] went.
-enum Now {
-    /// No hook acts on this call.
-    NoHooks,
-    /// The call ran through its hooks.
-    Done(Finished),
-    /// The call has to wait (an async hook or tool); nothing has run.
-    Wait,
 }
 
 fn finish_hooked(call: ToolCall, finished: Finished) -> ToolResult {
