@@ -1,10 +1,13 @@
 //! The hooked call: before hooks, the tool, after hooks, error hooks, retries, and what
 //! the record learns from them (DESIGN §5).
 //!
-//! One generic driver, [`drive`], runs every hooked call; what differs between a
-//! compile-time tool, a run-time tool and an unknown name is the [`Steps`] it is given
-//! (parse the arguments into a slot, run the tool on it). The hook loops themselves take
-//! `&mut dyn ArgsSlot` and are compiled once.
+//! A call's [`Plan`] (the hooks acting on it, in order) is made where its tool is known.
+//! Two drivers run a hooked call: [`drive_now`], with no future, when the tool and every
+//! hook finish without waiting, and [`drive`] otherwise; they share every decision
+//! ([`Run`]) and differ only in awaiting. What differs between a compile-time tool, a
+//! run-time tool and an unknown name is the [`Steps`] they are given (parse the
+//! arguments into a slot, run the tool on it). The hook loops take `&mut dyn ArgsSlot`
+//! and are compiled once per driver.
 
 use std::any::Any;
 use std::future::Future;
@@ -51,7 +54,7 @@ pub(crate) fn start<'a, S: Steps + 'a>(
 }
 
 /// What a call with hooks needs: its plan, its scope, whether a record will be built.
-pub struct Hooked<'a> {
+pub(crate) struct Hooked<'a> {
     pub(crate) plan: Plan<'a>,
     pub(crate) scope: &'a Scope,
     /// Whether a record will be built (then rewritten arguments are encoded for it).
@@ -65,7 +68,7 @@ pub struct Hooked<'a> {
 /// The usual case, hooks from one scope only (already in order), borrows that list and
 /// marks the matching hooks in a bit mask: nothing is copied or allocated. Hooks from
 /// several scopes are merged into a list of references.
-pub struct Plan<'a> {
+pub(crate) struct Plan<'a> {
     order: Order<'a>,
     before: bool,
     after: bool,
