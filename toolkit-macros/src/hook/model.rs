@@ -11,7 +11,7 @@ use syn::{Attribute, Expr, FnArg, GenericParam, Ident, LitStr, Path, ReturnType,
 
 use super::parse::{Event, HookOptions};
 use crate::errors::Errors;
-use crate::tool::{NameProblem, RawExpr, check_name, last_segment, parse_timeout, type_args, unraw};
+use crate::tool::{NameProblem, RawExpr, check_name, checked_name, last_segment, parse_timeout, type_args, unraw};
 
 pub struct HookModel {
     pub krate: TokenStream,
@@ -245,22 +245,7 @@ pub fn build(
     }
 
     // Options.
-    let name = match &options.name {
-        Some(lit) => {
-            let n = lit.value();
-            if let Some(p) = name_problem(&n) {
-                errors.at(lit, p);
-            }
-            n
-        }
-        None => {
-            let n = unraw(&sig.ident);
-            if let Some(p) = name_problem(&n) {
-                errors.at(&sig.ident, p);
-            }
-            n
-        }
-    };
+    let name = checked_name(options.name.as_ref(), &sig.ident, name_problem, errors);
     let tools = options.tools.as_ref().map(|RawExpr(e)| tool_paths(e, errors));
     if let Some(m) = &options.matching {
         if options.tools.is_some() {

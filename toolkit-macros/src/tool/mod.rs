@@ -6,7 +6,8 @@ mod parse;
 
 pub use expand::{companions, located_at, placeholder, unmarked_method};
 pub use model::{
-    NameProblem, Site, build, cfgs, check_name, clean_signature, last_segment, parse_timeout, type_args, unraw,
+    NameProblem, Site, build, cfgs, check_name, checked_name, clean_signature, last_segment, parse_timeout, type_args,
+    unraw,
 };
 pub use parse::{RawExpr, ToolOptions, explain};
 

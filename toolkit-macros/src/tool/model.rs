@@ -142,6 +142,25 @@ pub fn check_name(name: &str) -> Option<NameProblem> {
         .map(|c| NameProblem::Char(if c == ' ' { "a space".to_string() } else { format!("{c:?}") }))
 }
 
+/// The name given with `name = "..."`, else the function's (without `r#`), checked by
+/// `problem` and reported at the token it came from. Shared by `#[tool]` and `#[hook]`,
+/// which word their problems differently.
+pub fn checked_name(
+    given: Option<&syn::LitStr>,
+    ident: &syn::Ident,
+    problem: fn(&str) -> Option<String>,
+    errors: &mut Errors,
+) -> String {
+    let (name, at) = match given {
+        Some(lit) => (lit.value(), lit.to_token_stream()),
+        None => (unraw(ident), ident.to_token_stream()),
+    };
+    if let Some(p) = problem(&name) {
+        errors.at(at, p);
+    }
+    name
+}
+
 fn name_problem(name: &str) -> Option<String> {
     check_name(name).map(|problem| match problem {
         NameProblem::Empty => {
@@ -550,22 +569,7 @@ pub fn build(
             "a tool cannot be both `read_only` and `destructive`: keep the one that is true",
         );
     }
-    let name = match &options.name {
-        Some(lit) => {
-            let n = lit.value();
-            if let Some(p) = name_problem(&n) {
-                errors.at(lit, p);
-            }
-            n
-        }
-        None => {
-            let n = unraw(&sig.ident);
-            if let Some(p) = name_problem(&n) {
-                errors.at(&sig.ident, p);
-            }
-            n
-        }
-    };
+    let name = checked_name(options.name.as_ref(), &sig.ident, name_problem, errors);
     let docs = Docs::from_attrs(attrs);
     let description = match &options.description {
         Some(lit) if lit.value().trim().is_empty() => {
