@@ -1025,7 +1025,7 @@ impl<'a> ErrorCall<'a> {
     /// Whether the tool may be run again safely (declared `read_only` or `idempotent`):
     /// only then is [`Recovery::Retry`] honoured.
     pub fn retryable(&self) -> bool {
-        self.info.spec.is_some_and(|s| s.annotations.read_only || s.annotations.idempotent)
+        self.info.spec.is_some_and(|s| s.annotations.repeatable())
     }
 
     /// The arguments as JSON, when they parsed.

@@ -360,7 +360,7 @@ impl<'c> Run<'c> {
     }
 
     fn error_said(&mut self, hook: &Hook, outcome: Result<Recovery, String>) -> Option<Handled> {
-        let retryable = self.info.spec.is_some_and(|s| s.annotations.read_only || s.annotations.idempotent);
+        let retryable = self.info.spec.is_some_and(|s| s.annotations.repeatable());
         match outcome {
             Ok(Recovery::Propagate) => None,
             Ok(Recovery::Retry) if retryable => {
@@ -410,10 +410,53 @@ enum Handled {
     Block(String, Option<String>),
 }
 
-/// Writes the before, after and error hook loops once per driver: `$step` runs one
-/// hook step (`step(..).await` or `step_now(..)`).
+/// Writes a driver and its before, after and error hook loops: [`drive`] awaits hooks
+/// and the tool, [`drive_now`] (for a tool and hooks that never wait) does not; every
+/// decision between them is shared through [`Run`]. `$step` runs one hook step
+/// (`step(..).await` or `step_now(..)`), `$run_tool` the tool (`run(..).await` or
+/// `run_now(..)`).
 macro_rules! hook_loops {
-    ($before:ident, $after:ident, $on_error:ident, $step:ident $(, $asyncness:ident . $wait:ident)?) => {
+    ($driver:ident, $run_tool:ident, $before:ident, $after:ident, $on_error:ident, $step:ident $(, $asyncness:ident . $wait:ident)?) => {
+        /// Runs one hooked call (see the module docs for which driver runs when).
+        pub(crate) $($asyncness)? fn $driver<S: Steps>(steps: S, call: &ToolCall, env: Env<'_>, hooked: &Hooked<'_>) -> Finished {
+            let mut run = Run::new(steps.spec(), call, env, hooked);
+            loop {
+                let mut attempt = Attempt::default();
+                let mut slot = None;
+                let produced = match steps.parse(run.keep_args) {
+                    Err(e) => Produced::Failed(e),
+                    Ok(s) => {
+                        let s = slot.insert(s);
+                        match $before(&mut run, s, &mut attempt)$(.$wait)? {
+                            Before::Block(reason, detail) => Produced::Blocked(reason, detail),
+                            Before::Return(output) => Produced::Output(output, true),
+                            Before::Continue => match run.ready_to_run(s, &mut attempt) {
+                                Err(e) => Produced::Failed(e),
+                                Ok(clock) => {
+                                    let ran = steps.$run_tool(s, run.keep_raw)$(.$wait)?;
+                                    attempt.tool_duration = clock.map(|t| t.elapsed());
+                                    match ran {
+                                        Ok(output) => Produced::Output(output, false),
+                                        Err(e) => Produced::Failed(e),
+                                    }
+                                }
+                            },
+                        }
+                    }
+                };
+                let args = slot.as_mut().map(|s| s as &mut (dyn ArgsSlot + 'static));
+                let said = match &produced {
+                    Produced::Output(output, cached) if run.plan.after => $after(&mut run, output, args, *cached)$(.$wait)?,
+                    Produced::Failed(error) if run.plan.error => $on_error(&mut run, error, args)$(.$wait)?,
+                    Produced::Output(..) => HooksSaid::After(Ok(None)),
+                    Produced::Failed(_) | Produced::Blocked(..) => HooksSaid::Error(Handled::Propagate),
+                };
+                if let Next::Done(finished) = run.conclude(produced, said, attempt) {
+                    return finished;
+                }
+            }
+        }
+
         $($asyncness)? fn $before(run: &mut Run<'_>, slot: &mut (dyn ArgsSlot + 'static), attempt: &mut Attempt) -> Before {
             if !run.plan.before {
                 return Before::Continue;
@@ -497,89 +540,8 @@ macro_rules! hook_loops {
     };
 }
 
-hook_loops!(before, after, on_error, step, async.await);
-hook_loops!(before_now, after_now, on_error_now, step_now);
-
-/// Runs one hooked call.
-pub(crate) async fn drive<S: Steps>(steps: S, call: &ToolCall, env: Env<'_>, hooked: &Hooked<'_>) -> Finished {
-    let mut run = Run::new(steps.spec(), call, env, hooked);
-    loop {
-        let mut attempt = Attempt::default();
-        let mut slot = None;
-        let produced = match steps.parse(run.keep_args) {
-            Err(e) => Produced::Failed(e),
-            Ok(s) => {
-                let s = slot.insert(s);
-                match before(&mut run, s, &mut attempt).await {
-                    Before::Block(reason, detail) => Produced::Blocked(reason, detail),
-                    Before::Return(output) => Produced::Output(output, true),
-                    Before::Continue => match run.ready_to_run(s, &mut attempt) {
-                        Err(e) => Produced::Failed(e),
-                        Ok(clock) => {
-                            let ran = steps.run(s, run.keep_raw).await;
-                            attempt.tool_duration = clock.map(|t| t.elapsed());
-                            match ran {
-                                Ok(output) => Produced::Output(output, false),
-                                Err(e) => Produced::Failed(e),
-                            }
-                        }
-                    },
-                }
-            }
-        };
-        let args = slot.as_mut().map(|s| s as &mut (dyn ArgsSlot + 'static));
-        let said = match &produced {
-            Produced::Output(output, cached) if run.plan.after => after(&mut run, output, args, *cached).await,
-            Produced::Failed(error) if run.plan.error => on_error(&mut run, error, args).await,
-            Produced::Output(..) => HooksSaid::After(Ok(None)),
-            Produced::Failed(_) | Produced::Blocked(..) => HooksSaid::Error(Handled::Propagate),
-        };
-        if let Next::Done(finished) = run.conclude(produced, said, attempt) {
-            return finished;
-        }
-    }
-}
-
-/// Runs one hooked call that cannot wait (a tool that runs now, hooks that are all
-/// sync), with no future: the same steps as [`drive`], none awaited.
-pub(crate) fn drive_now<S: Steps>(steps: S, call: &ToolCall, env: Env<'_>, hooked: &Hooked<'_>) -> Finished {
-    let mut run = Run::new(steps.spec(), call, env, hooked);
-    loop {
-        let mut attempt = Attempt::default();
-        let mut slot = None;
-        let produced = match steps.parse(run.keep_args) {
-            Err(e) => Produced::Failed(e),
-            Ok(s) => {
-                let s = slot.insert(s);
-                match before_now(&mut run, s, &mut attempt) {
-                    Before::Block(reason, detail) => Produced::Blocked(reason, detail),
-                    Before::Return(output) => Produced::Output(output, true),
-                    Before::Continue => match run.ready_to_run(s, &mut attempt) {
-                        Err(e) => Produced::Failed(e),
-                        Ok(clock) => {
-                            let ran = steps.run_now(s, run.keep_raw);
-                            attempt.tool_duration = clock.map(|t| t.elapsed());
-                            match ran {
-                                Ok(output) => Produced::Output(output, false),
-                                Err(e) => Produced::Failed(e),
-                            }
-                        }
-                    },
-                }
-            }
-        };
-        let args = slot.as_mut().map(|s| s as &mut (dyn ArgsSlot + 'static));
-        let said = match &produced {
-            Produced::Output(output, cached) if run.plan.after => after_now(&mut run, output, args, *cached),
-            Produced::Failed(error) if run.plan.error => on_error_now(&mut run, error, args),
-            Produced::Output(..) => HooksSaid::After(Ok(None)),
-            Produced::Failed(_) | Produced::Blocked(..) => HooksSaid::Error(Handled::Propagate),
-        };
-        if let Next::Done(finished) = run.conclude(produced, said, attempt) {
-            return finished;
-        }
-    }
-}
+hook_loops!(drive, run, before, after, on_error, step, async.await);
+hook_loops!(drive_now, run_now, before_now, after_now, on_error_now, step_now);
 
 /// The hooks that acted, kept only when a record will be built.
 struct Acted {

@@ -31,6 +31,20 @@ pub struct Annotations {
     pub open_world: bool,
 }
 
+impl Annotations {
+    /// Whether running the tool again with the same arguments is safe (it is read-only
+    /// or idempotent): the condition for a retry and for a cached answer.
+    ///
+    /// ```
+    /// let a = toolkit::Annotations { idempotent: true, ..Default::default() };
+    /// assert!(a.repeatable());
+    /// assert!(!toolkit::Annotations::default().repeatable());
+    /// ```
+    pub fn repeatable(&self) -> bool {
+        self.read_only || self.idempotent
+    }
+}
+
 /// Everything a model needs to know about one tool, built once per tool.
 ///
 /// `input_schema` is the canonical schema: JSON Schema 2020-12, an object root,

@@ -389,7 +389,8 @@ impl Toolbox {
             // Records and spans live in their own future, boxed only when someone
             // observes calls: the plain path keeps a small future that is cheap to move.
             // A span is due once any tracing subscriber is installed (one relaxed load);
-            // global hooks are one atomic load away when there are none.
+            // global hooks are one atomic load away when there are none. Hooks are only
+            // handed on here: each tool's start makes the call's plan (see `run`).
             let global = crate::hook::global_snapshot();
             if !self.sinks.is_empty() || tracing::dispatcher::has_been_set() {
                 return Box::pin(self.call_full(call, &NO_SCOPE, global)).await;
@@ -400,18 +401,13 @@ impl Toolbox {
                 wants_record: false,
             });
             let outcome = match self.start(&call, self.env(hooks)) {
-                Started::Done(outcome) => Ok(outcome),
-                Started::Running(running) => Ok(running.await),
-                Started::Hooked(hooked) => Err(hooked.await),
-                Started::Finished(finished) => Err(finished),
+                Started::Done(outcome) => outcome.map(Output::into_string),
+                Started::Running(running) => running.await.map(Output::into_string),
+                Started::Hooked(hooked) => hooked.await.result,
+                Started::Finished(finished) => finished.result,
             };
-            match outcome {
-                Ok(outcome) => {
-                    let ToolCall { id, name, .. } = call;
-                    finish(id, name, outcome)
-                }
-                Err(finished) => finish_hooked(call, finished),
-            }
+            let ToolCall { id, name, .. } = call;
+            finish(id, name, outcome)
         }
     }
 
@@ -451,16 +447,11 @@ impl Toolbox {
             span.record("error.type", e.kind.as_str());
         }
         let ToolCall { id, name, arguments } = call;
-        let Some((started_at, started)) = clock else {
-            return finish_hooked(ToolCall { id, name, arguments: String::new() }, finished);
-        };
         let Finished { result, outcome, report } = finished;
+        let result = finish(id, name, result);
+        let Some((started_at, started)) = clock else { return result };
         let Report { acted, rewritten_arguments, attempts, tool_duration } =
             report.map_or_else(|| Report { attempts: 1, ..Report::default() }, |r| *r);
-        let result = match result {
-            Ok(content) => ToolResult { call_id: id, name, content, error: None },
-            Err(error) => ToolResult::failed(id, name, error),
-        };
         self.deliver(&Arc::new(CallRecord {
             call_id: result.call_id.clone(),
             tool: result.name.clone(),
@@ -602,14 +593,6 @@ fn call_span(call: &ToolCall) -> tracing::Span {
     )
 }
 
-fn finish_hooked(call: ToolCall, finished: Finished) -> ToolResult {
-    let ToolCall { id, name, .. } = call;
-    match finished.result {
-        Ok(content) => ToolResult { call_id: id, name, content, error: None },
-        Err(error) => ToolResult::failed(id, name, error),
-    }
-}
-
 // ---- the steps of a hooked call -------------------------------------------------------
 
 /// A compile-time tool's steps: parse into its struct, run it.
@@ -727,10 +710,11 @@ impl Steps for NoSuchTool {
     }
 }
 
+/// The call's one result: its id and tool name, and the text or the error.
 #[inline]
-fn finish(id: String, name: String, outcome: Result<Output, ToolError>) -> ToolResult {
+fn finish(id: String, name: String, outcome: Result<String, ToolError>) -> ToolResult {
     match outcome {
-        Ok(output) => ToolResult { call_id: id, name, content: output.into_string(), error: None },
+        Ok(content) => ToolResult { call_id: id, name, content, error: None },
         Err(error) => ToolResult::failed(id, name, error),
     }
 }

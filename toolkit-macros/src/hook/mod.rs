@@ -8,20 +8,16 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::errors::Errors;
-use crate::tool::{RawFn, cfgs, first_tokens, input_is_fn};
+use crate::tool::{RawFn, cfgs, parse_fn};
 use parse::HookOptions;
 
 pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item: RawFn = match syn::parse2(input.clone()) {
-        Ok(f) if input_is_fn(&input) => f,
-        _ => {
-            let err = syn::Error::new_spanned(
-                first_tokens(&input),
-                "`#[hook]` goes on a free function (`fn` or `async fn`) taking the event's context, such as `fn sandbox(call: &mut BeforeCall<'_>) -> Decision`",
-            )
-            .to_compile_error();
-            return quote!(#err #input);
-        }
+    let item = match parse_fn(
+        input,
+        "`#[hook]` goes on a free function (`fn` or `async fn`) taking the event's context, such as `fn sandbox(call: &mut BeforeCall<'_>) -> Decision`",
+    ) {
+        Ok(item) => item,
+        Err(tokens) => return tokens,
     };
     let mut errors = Errors::default();
     let options = match HookOptions::parse(args) {

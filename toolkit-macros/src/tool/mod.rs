@@ -41,16 +41,12 @@ impl Parse for RawFn {
 }
 
 pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item: RawFn = match syn::parse2(input.clone()) {
-        Ok(f) if input_is_fn(&input) => f,
-        _ => {
-            let err = syn::Error::new_spanned(
-                first_tokens(&input),
-                "`#[tool]` goes on a function (`fn` or `async fn`); for methods, put `#[tools]` on the `impl` block and `#[tool]` on each method",
-            )
-            .to_compile_error();
-            return quote!(#err #input);
-        }
+    let item = match parse_fn(
+        input,
+        "`#[tool]` goes on a function (`fn` or `async fn`); for methods, put `#[tools]` on the `impl` block and `#[tool]` on each method",
+    ) {
+        Ok(item) => item,
+        Err(tokens) => return tokens,
     };
     let mut errors = Errors::default();
     let options = match ToolOptions::parse(args) {
@@ -84,9 +80,22 @@ pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {
     }
 }
 
+/// The function an attribute macro is on, or (if it is not on one) the error `message`
+/// at the item's first tokens, followed by the item unchanged. Shared by `#[tool]` and
+/// `#[hook]`.
+pub fn parse_fn(input: TokenStream, message: &str) -> Result<RawFn, TokenStream> {
+    match syn::parse2(input.clone()) {
+        Ok(f) if input_is_fn(&input) => Ok(f),
+        _ => {
+            let err = syn::Error::new_spanned(first_tokens(&input), message).to_compile_error();
+            Err(quote!(#err #input))
+        }
+    }
+}
+
 /// Whether the tokens are a function item (and not, say, a struct that happens to
 /// parse as far as a signature).
-pub fn input_is_fn(input: &TokenStream) -> bool {
+fn input_is_fn(input: &TokenStream) -> bool {
     let mut tokens = input.clone().into_iter().peekable();
     while let Some(t) = tokens.next() {
         match &t {

@@ -100,7 +100,7 @@ struct Handle(Arc<Shared>);
 
 impl BeforeHook for Handle {
     fn before<'a>(&'a self, call: &'a mut BeforeCall<'_>) -> HookStep<'a, Decision> {
-        let cacheable = call.spec().is_some_and(|s| s.annotations.read_only || s.annotations.idempotent);
+        let cacheable = call.spec().is_some_and(|s| s.annotations.repeatable());
         if !cacheable {
             return HookStep::Ready(Ok(Decision::Continue));
         }
