@@ -85,3 +85,18 @@ async fn a_panicking_sink_loses_nothing() {
     assert_eq!(r.content, "4");
     assert_eq!(*records.lock().unwrap(), ["x"]);
 }
+
+#[tokio::test]
+async fn a_call_its_caller_stops_waiting_for_is_recorded_as_cancelled() {
+    let (tools, records) = collecting();
+    // The caller gives up after 5 ms on a call that would take 40 (within its timeout).
+    let call = tools.call(ToolCall::new("c1", "wait", r#"{"ms": 40}"#));
+    assert!(tokio::time::timeout(Duration::from_millis(5), call).await.is_err());
+    // A call that ends is recorded once, as before; the abandoned one once, as cancelled.
+    tools.call(ToolCall::new("c2", "add", r#"{"a": 1, "b": 2}"#)).await;
+    let records = records.lock().unwrap().clone();
+    let seen: Vec<(&str, Outcome)> = records.iter().map(|r| (r.call_id.as_str(), r.outcome)).collect();
+    assert_eq!(seen, [("c1", Outcome::Cancelled), ("c2", Outcome::Ok)]);
+    assert_eq!(records[0].arguments, r#"{"ms": 40}"#);
+    assert_eq!(records[0].content, "", "nothing reached the model");
+}

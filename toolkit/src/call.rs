@@ -422,10 +422,13 @@ pub enum Outcome {
     Failed(ErrorKind),
     /// The call failed and an error hook replaced the message the model sees.
     Recovered(ErrorKind),
+    /// The caller stopped waiting (its future was dropped: an MCP client cancelled, an
+    /// agent run was abandoned) before the call ended; nothing reached the model.
+    Cancelled,
 }
 
 impl Outcome {
-    /// `ok`, `blocked`, `cached`, `failed` or `recovered`, without the kind.
+    /// `ok`, `blocked`, `cached`, `failed`, `recovered` or `cancelled`, without the kind.
     pub fn label(&self) -> &'static str {
         match self {
             Outcome::Ok => "ok",
@@ -433,6 +436,7 @@ impl Outcome {
             Outcome::Cached => "cached",
             Outcome::Failed(_) => "failed",
             Outcome::Recovered(_) => "recovered",
+            Outcome::Cancelled => "cancelled",
         }
     }
 }

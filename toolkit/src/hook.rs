@@ -698,7 +698,8 @@ fn global() -> Arc<Hooks> {
 // ---- the per-call scope -------------------------------------------------------------
 
 /// Who a call is made for: agent, task and session labels (hooks read them; records
-/// carry them) and the agent's own hooks. Pass one to
+/// carry them), the agent's own hooks, and record sinks of its own (an agent collects
+/// the records of one run this way). Pass one to
 /// [`Toolbox::call_in`](crate::Toolbox::call_in).
 ///
 /// ```
@@ -712,12 +713,30 @@ pub struct Scope {
     pub(crate) task: Option<Arc<str>>,
     pub(crate) session: Option<Arc<str>>,
     pub(crate) hooks: Hooks,
+    pub(crate) sinks: ScopeSinks,
+}
+
+/// The record sinks of a [`Scope`].
+#[derive(Clone, Default)]
+pub(crate) struct ScopeSinks(pub(crate) Vec<Arc<dyn crate::RecordSink>>);
+
+impl fmt::Debug for ScopeSinks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} sink(s)", self.0.len())
+    }
 }
 
 impl Scope {
-    /// No labels, no hooks.
+    /// No labels, no hooks, no sinks.
     pub const fn new() -> Self {
-        Scope { agent: None, task: None, session: None, hooks: Hooks::new() }
+        Scope { agent: None, task: None, session: None, hooks: Hooks::new(), sinks: ScopeSinks(Vec::new()) }
+    }
+
+    /// Also delivers the [`CallRecord`](crate::CallRecord) of every call made in this
+    /// scope to `sink`, after the toolbox's own sinks.
+    pub fn with_sink(mut self, sink: impl crate::RecordSink) -> Self {
+        self.sinks.0.push(Arc::new(sink));
+        self
     }
 
     /// Sets the agent label.

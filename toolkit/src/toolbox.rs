@@ -15,7 +15,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use tracing::Instrument;
 
-use crate::call::{CallContext, CallRecord, ErrorKind, Output, RecordSink, State, ToolCall, ToolError, ToolResult};
+use crate::call::{
+    CallContext, CallRecord, ErrorKind, Outcome, Output, RecordSink, State, ToolCall, ToolError, ToolResult,
+};
 use crate::hook::{DuplicateHook, Hook, Hooks, NO_SCOPE, Scope};
 #[doc(hidden)]
 pub use crate::pipeline::Finished;
@@ -421,12 +423,16 @@ impl Toolbox {
     /// [`call`](Toolbox::call) with hooks, an `execute_tool` span, and a
     /// [`CallRecord`] for the sinks.
     async fn call_full(&self, call: ToolCall, scope: &Scope, global: Option<Arc<Hooks>>) -> ToolResult {
-        let clock = (!self.sinks.is_empty()).then(|| (SystemTime::now(), Instant::now()));
+        let observed = !self.sinks.is_empty() || !scope.sinks.0.is_empty();
+        let clock = observed.then(|| (SystemTime::now(), Instant::now()));
         let lists: [&[Hook]; 3] =
             [global.as_deref().map_or(&[], Hooks::as_slice), self.hooks.as_slice(), scope.hooks.as_slice()];
-        let hooks = HookEnv { lists, scope, wants_record: !self.sinks.is_empty() };
+        let hooks = HookEnv { lists, scope, wants_record: observed };
         let env = self.env(Some(hooks));
         let span = call_span(&call);
+        // A caller that stops waiting drops this future mid-call: the guard still
+        // delivers the call's one record, as `cancelled`.
+        let guard = clock.map(|clock| Unfinished { toolbox: self, scope, call: &call, clock });
         let finished = match span.in_scope(|| self.start(&call, env)) {
             Started::Done(outcome) => Finished::plain(outcome),
             Started::Running(running) => {
@@ -442,6 +448,7 @@ impl Toolbox {
             Started::Hooked(hooked) => hooked.instrument(span.clone()).await,
             Started::Finished(finished) => finished,
         };
+        std::mem::forget(guard); // finished: the record below is the call's one
         span.record("toolkit.outcome", finished.outcome.label());
         if let Err(e) = &finished.result {
             span.record("error.type", e.kind.as_str());
@@ -452,23 +459,26 @@ impl Toolbox {
         let Some((started_at, started)) = clock else { return result };
         let Report { acted, rewritten_arguments, attempts, tool_duration } =
             report.map_or_else(|| Report { attempts: 1, ..Report::default() }, |r| *r);
-        self.deliver(&Arc::new(CallRecord {
-            call_id: result.call_id.clone(),
-            tool: result.name.clone(),
-            arguments,
-            rewritten_arguments,
-            outcome,
-            content: result.content.clone(),
-            detail: result.error.as_ref().and_then(|e| e.detail.clone()),
-            hooks: acted,
-            agent: scope.agent.clone(),
-            task: scope.task.clone(),
-            session: scope.session.clone(),
-            attempts,
-            started_at,
-            duration: started.elapsed(),
-            tool_duration,
-        }));
+        self.deliver(
+            scope,
+            &Arc::new(CallRecord {
+                call_id: result.call_id.clone(),
+                tool: result.name.clone(),
+                arguments,
+                rewritten_arguments,
+                outcome,
+                content: result.content.clone(),
+                detail: result.error.as_ref().and_then(|e| e.detail.clone()),
+                hooks: acted,
+                agent: scope.agent.clone(),
+                task: scope.task.clone(),
+                session: scope.session.clone(),
+                attempts,
+                started_at,
+                duration: started.elapsed(),
+                tool_duration,
+            }),
+        );
         result
     }
 
@@ -477,9 +487,10 @@ impl Toolbox {
         Env { limits: &self.limits, state: &self.state, hooks }
     }
 
-    /// Hands a record to every sink; a sink that panics is reported and skipped.
-    fn deliver(&self, record: &Arc<CallRecord>) {
-        for sink in &self.sinks {
+    /// Hands a record to every sink, the toolbox's then the scope's; a sink that panics
+    /// is reported and skipped.
+    fn deliver(&self, scope: &Scope, record: &Arc<CallRecord>) {
+        for sink in self.sinks.iter().chain(&scope.sinks.0) {
             if catch_unwind(AssertUnwindSafe(|| sink.record_shared(record))).is_err() {
                 tracing::error!(gen_ai.tool.call.id = %record.call_id, "a record sink panicked; the call's result is unaffected");
             }
@@ -531,6 +542,40 @@ impl Toolbox {
     /// A Markdown page documenting every tool.
     pub fn markdown(&self, title: &str) -> String {
         crate::schema::markdown(title, self.specs())
+    }
+}
+
+/// An observed call that has not ended yet. Dropped before it is forgotten (the
+/// caller dropped the call's future), it delivers the call's record as
+/// [`Outcome::Cancelled`], so that every call has exactly one record.
+struct Unfinished<'a> {
+    toolbox: &'a Toolbox,
+    scope: &'a Scope,
+    call: &'a ToolCall,
+    clock: (SystemTime, Instant),
+}
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        let (started_at, started) = self.clock;
+        let record = CallRecord {
+            call_id: self.call.id.clone(),
+            tool: self.call.name.clone(),
+            arguments: self.call.arguments.clone(),
+            rewritten_arguments: None,
+            outcome: Outcome::Cancelled,
+            content: String::new(),
+            detail: Some("the caller stopped waiting before the call ended".into()),
+            hooks: Vec::new(),
+            agent: self.scope.agent.clone(),
+            task: self.scope.task.clone(),
+            session: self.scope.session.clone(),
+            attempts: 1,
+            started_at,
+            duration: started.elapsed(),
+            tool_duration: None,
+        };
+        self.toolbox.deliver(self.scope, &Arc::new(record));
     }
 }
 
