@@ -35,9 +35,11 @@
 
 extern crate self as toolkit;
 
+pub mod agent;
 pub mod call;
 pub mod hook;
 pub mod hooks;
+pub mod model;
 mod pipeline;
 pub mod schema;
 pub mod tool;
@@ -98,7 +100,7 @@ pub use toolkit_macros::{tool, toolbox, tools};
 ///
 /// The function stays as written and callable. Beside it, the macro generates a struct of
 /// the same name (types and functions live apart) with `NAME`, `hook()` (the [`Hook`]
-/// with its options) and `Into<Hook>`; list hooks with [`hooks!`](crate::hooks).
+/// with its options) and `Into<Hook>`; list hooks with [`hooks!`](macro@crate::hooks).
 ///
 /// ```
 /// use toolkit::prelude::*;
@@ -181,7 +183,11 @@ pub type Args<T> = <T as Tool>::Args;
 pub mod prelude {
     pub use crate::{
         AfterCall, Args, BeforeCall, CallContext, Decision, ErrorCall, ErrorKind, Output, Recovery, Target, Tool,
-        ToolCall, ToolError, ToolResult, ToolSpec, Toolbox, hook, hooks, tool, toolbox, tools,
+        ToolCall, ToolError, ToolResult, ToolSpec, Toolbox,
+        agent::Agent,
+        hook, hooks,
+        model::{Message, Model, ScriptedModel, ToolChoice, Turn},
+        tool, toolbox, tools,
     };
 }
 

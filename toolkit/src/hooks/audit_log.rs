@@ -454,8 +454,16 @@ fn write_all(queue: Receiver<Message>, mut out: BufWriter<Box<dyn Write + Send>>
     }
 }
 
-/// A time as RFC 3339 in UTC with milliseconds: `2023-11-14T22:13:20.000Z`.
-struct Rfc3339(SystemTime);
+/// A time as RFC 3339 in UTC with milliseconds, `2023-11-14T22:13:20.000Z`: the audit
+/// log's format, for a [`CallRecord::started_at`] or any other `SystemTime`.
+///
+/// ```
+/// use std::time::{Duration, UNIX_EPOCH};
+/// let t = UNIX_EPOCH + Duration::from_millis(1_700_000_000_000);
+/// assert_eq!(toolkit::hooks::Rfc3339(t).to_string(), "2023-11-14T22:13:20.000Z");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rfc3339(pub SystemTime);
 
 impl fmt::Display for Rfc3339 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

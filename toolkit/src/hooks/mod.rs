@@ -1,6 +1,6 @@
 //! Built-in hooks: ready-made policies for tool calls (DESIGN §5).
 //!
-//! Each is configured with a small builder and becomes an ordinary [`Hook`] through
+//! Each is configured with a small builder and becomes an ordinary [`Hook`](crate::Hook) through
 //! `From` (pass it straight to [`Toolbox::with_hook`](crate::Toolbox::with_hook), or
 //! `Hook::from(x)` to change its priority, failure policy, timeout or tool filter). Each
 //! has a default name, changed with its `.name(..)` method.
@@ -68,7 +68,7 @@ pub use approval::{
     Approval, ApprovalError, ApprovalGate, ApprovalRequest, ApprovalResponder, Approver, ChannelApprover,
     ConsoleApprover, DenyAll,
 };
-pub use audit_log::{AuditError, AuditLog, AuditLogBuilder};
+pub use audit_log::{AuditError, AuditLog, AuditLogBuilder, Rfc3339};
 pub use cache::Cache;
 pub use circuit_breaker::CircuitBreaker;
 pub use loop_guard::LoopGuard;

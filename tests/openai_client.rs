@@ -1,0 +1,376 @@
+//! `OpenAiCompatible` against a real HTTP server on 127.0.0.1 that speaks the Chat
+//! Completions API: the exact JSON the client sends, what it makes of each reply, and
+//! its retries and errors.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Value, json};
+use toolkit::agent::{Agent, AgentError};
+use toolkit::model::{Message, ModelError, ModelRequest, OpenAiCompatible, ToolChoice};
+use toolkit::prelude::*;
+
+// ---- the server -----------------------------------------------------------------------
+
+/// One canned reply: status, extra headers, body, and a delay before answering.
+#[derive(Clone)]
+struct Canned {
+    status: u16,
+    headers: Vec<(&'static str, String)>,
+    body: String,
+    delay: Duration,
+}
+
+fn ok(body: Value) -> Canned {
+    Canned { status: 200, headers: vec![], body: body.to_string(), delay: Duration::ZERO }
+}
+
+fn status(status: u16, body: Value) -> Canned {
+    Canned { status, headers: vec![], body: body.to_string(), delay: Duration::ZERO }
+}
+
+/// A request as the server received it.
+#[derive(Debug, Clone)]
+struct Received {
+    authorization: Option<String>,
+    body: Value,
+}
+
+#[derive(Default)]
+struct Shared {
+    replies: Mutex<VecDeque<Canned>>,
+    received: Mutex<Vec<Received>>,
+}
+
+struct Server {
+    base_url: String,
+    shared: Arc<Shared>,
+}
+
+impl Server {
+    async fn start(replies: impl IntoIterator<Item = Canned>) -> Server {
+        let shared = Arc::new(Shared { replies: Mutex::new(replies.into_iter().collect()), ..Shared::default() });
+        let app = Router::new().route("/v1/chat/completions", post(handle)).with_state(Arc::clone(&shared));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        Server { base_url: format!("http://{addr}/v1"), shared }
+    }
+
+    fn received(&self) -> Vec<Received> {
+        self.shared.received.lock().unwrap().clone()
+    }
+
+    fn client(&self) -> toolkit::model::OpenAiCompatibleBuilder {
+        OpenAiCompatible::builder()
+            .base_url(&self.base_url)
+            .api_key("sk-test-secret-0123456789")
+            .model("test-model")
+            .backoff(Duration::from_millis(5), Duration::from_millis(20))
+    }
+}
+
+async fn handle(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: String) -> Response {
+    let authorization = headers.get("authorization").map(|v| v.to_str().unwrap().to_string());
+    let body: Value = serde_json::from_str(&body).expect("the client sends JSON");
+    shared.received.lock().unwrap().push(Received { authorization, body });
+    let canned = shared.replies.lock().unwrap().pop_front().expect("a canned reply for every request");
+    tokio::time::sleep(canned.delay).await;
+    let mut response = (StatusCode::from_u16(canned.status).unwrap(), canned.body).into_response();
+    response.headers_mut().insert("content-type", "application/json".parse().unwrap());
+    for (name, value) in canned.headers {
+        response.headers_mut().insert(name, value.parse().unwrap());
+    }
+    response
+}
+
+fn reply_calls(calls: &[(&str, &str, &str)]) -> Value {
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|(id, name, args)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}}))
+        .collect();
+    json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "model": "test-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": calls},
+                     "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}
+    })
+}
+
+fn reply_text(text: &str) -> Value {
+    json!({
+        "id": "chatcmpl-2", "object": "chat.completion", "model": "test-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 80, "completion_tokens": 12, "total_tokens": 92}
+    })
+}
+
+// ---- the tools ------------------------------------------------------------------------
+
+/// Add two integers.
+#[tool(read_only)]
+fn add(
+    /// The first.
+    a: i64,
+    /// The second.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+static MULTIPLY_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// Multiply two integers (only the malformed-arguments test uses it, so it counts runs).
+#[tool(read_only)]
+fn multiply(
+    /// The first.
+    a: i64,
+    /// The second.
+    b: i64,
+) -> i64 {
+    MULTIPLY_RUNS.fetch_add(1, Ordering::SeqCst);
+    a * b
+}
+
+/// Tell the time in a city.
+#[tool(read_only)]
+fn city_time(
+    /// The city.
+    city: String,
+) -> String {
+    format!("12:00 in {city}")
+}
+
+fn agent(model: OpenAiCompatible) -> Agent {
+    Agent::builder(model, toolbox![add, city_time]).system_prompt("Be brief.").build().unwrap()
+}
+
+// ---- the conversation -----------------------------------------------------------------
+
+#[tokio::test]
+async fn a_multi_round_conversation_with_parallel_calls_sends_exactly_this_json() {
+    let server = Server::start([
+        ok(reply_calls(&[("call_a", "add", r#"{"a":2,"b":3}"#), ("call_b", "city_time", r#"{"city":"Paris"}"#)])),
+        ok(reply_calls(&[("call_c", "add", r#"{"a":5,"b":10}"#)])),
+        ok(reply_text("5, then 15; it is noon in Paris.")),
+    ])
+    .await;
+    let tools = toolbox![add, city_time];
+    let expected_tools = tools.export(Target::OpenAiChat);
+    let run = agent(server.client().build().unwrap()).run("Add 2 and 3, then 10; and the time in Paris?").await;
+    let run = run.expect("the run ends with an answer");
+    assert_eq!(run.text, "5, then 15; it is noon in Paris.");
+    assert_eq!(run.usage.total_tokens, 60 + 60 + 92);
+    assert_eq!(run.records.len(), 3);
+
+    let received = server.received();
+    assert_eq!(received.len(), 3);
+    for r in &received {
+        assert_eq!(r.authorization.as_deref(), Some("Bearer sk-test-secret-0123456789"));
+    }
+    let system = json!({"role": "system", "content": "Be brief."});
+    let user = json!({"role": "user", "content": "Add 2 and 3, then 10; and the time in Paris?"});
+    assert_eq!(
+        received[0].body,
+        json!({
+            "model": "test-model",
+            "messages": [system, user],
+            "tools": expected_tools,
+            "tool_choice": "auto",
+            "parallel_tool_calls": true
+        })
+    );
+    let first_turn = json!([
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_a", "type": "function", "function": {"name": "add", "arguments": "{\"a\":2,\"b\":3}"}},
+            {"id": "call_b", "type": "function", "function": {"name": "city_time", "arguments": "{\"city\":\"Paris\"}"}}
+        ]},
+        {"role": "tool", "tool_call_id": "call_a", "content": "5"},
+        {"role": "tool", "tool_call_id": "call_b", "content": "12:00 in Paris"}
+    ]);
+    let mut messages = vec![system.clone(), user.clone()];
+    messages.extend(first_turn.as_array().unwrap().iter().cloned());
+    assert_eq!(received[1].body["messages"], Value::Array(messages.clone()));
+    messages.push(json!({"role": "assistant", "content": null, "tool_calls": [
+        {"id": "call_c", "type": "function", "function": {"name": "add", "arguments": "{\"a\":5,\"b\":10}"}}]}));
+    messages.push(json!({"role": "tool", "tool_call_id": "call_c", "content": "15"}));
+    assert_eq!(received[2].body["messages"], Value::Array(messages.clone()));
+
+    // The transcript is the wire format: the next request would send exactly it.
+    messages.push(json!({"role": "assistant", "content": "5, then 15; it is noon in Paris."}));
+    assert_eq!(serde_json::to_value(&run.messages).unwrap(), Value::Array(messages));
+}
+
+#[tokio::test]
+async fn strict_mode_a_named_tool_and_no_parallel_calls_are_sent_as_asked() {
+    let server = Server::start([ok(reply_text("ok"))]).await;
+    let client = server.client().build().unwrap();
+    let tools = toolbox![add, city_time];
+    let specs = tools.specs();
+    let messages = [Message::user("hi")];
+    let choice = ToolChoice::Tool("add".into());
+    let request = ModelRequest::new(&messages, &specs).tool_choice(&choice).parallel_tool_calls(false).strict(true);
+    use toolkit::model::Model;
+    client.complete(request).await.unwrap();
+    let body = &server.received()[0].body;
+    assert_eq!(body["tool_choice"], json!({"type": "function", "function": {"name": "add"}}));
+    assert_eq!(body["parallel_tool_calls"], json!(false));
+    assert_eq!(body["tools"], tools.export(Target::OpenAiChatStrict));
+    assert_eq!(body["tools"][0]["function"]["strict"], json!(true));
+}
+
+#[tokio::test]
+async fn a_reply_with_malformed_arguments_gets_an_error_message_and_the_tool_never_runs() {
+    let server = Server::start([
+        ok(reply_calls(&[("call_bad", "multiply", r#"{"a": 2, "b": "#)])),
+        ok(reply_text("Sorry, I sent broken arguments.")),
+    ])
+    .await;
+    let agent = Agent::builder(server.client().build().unwrap(), toolbox![multiply]).build().unwrap();
+    let run = agent.run("2 × ?").await.unwrap();
+    assert_eq!(MULTIPLY_RUNS.load(Ordering::SeqCst), 0, "malformed arguments must never be dispatched");
+    let received = server.received();
+    let tool_message = &received[1].body["messages"][2];
+    assert_eq!(tool_message["tool_call_id"], "call_bad");
+    let content = tool_message["content"].as_str().unwrap();
+    assert!(content.starts_with("the arguments are not valid JSON"), "{content}");
+    assert!(content.contains("expected {a: integer, b: integer}"), "{content}");
+    assert_eq!(run.records[0].outcome, toolkit::Outcome::Failed(ErrorKind::MalformedJson));
+}
+
+// ---- retries --------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_429_is_retried_after_the_wait_the_server_asks_for() {
+    let mut limited = status(429, json!({"error": {"message": "Rate limit reached", "type": "requests"}}));
+    limited.headers.push(("retry-after-ms", "30".into()));
+    let server = Server::start([limited, ok(reply_text("hello"))]).await;
+    let run = agent(server.client().build().unwrap()).run("hi").await.unwrap();
+    assert_eq!(run.text, "hello");
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(received[0].body, received[1].body, "the retry sends the same request");
+}
+
+#[tokio::test]
+async fn a_500_is_retried_with_backoff_then_succeeds() {
+    let server =
+        Server::start([status(500, json!({"error": {"message": "internal error"}})), ok(reply_text("recovered"))])
+            .await;
+    let run = agent(server.client().build().unwrap()).run("hi").await.unwrap();
+    assert_eq!(run.text, "recovered");
+    assert_eq!(server.received().len(), 2);
+}
+
+#[tokio::test]
+async fn persistent_5xx_gives_up_after_the_retries_with_the_count() {
+    let failing = status(503, json!({"error": {"message": "overloaded"}}));
+    let server = Server::start(vec![failing; 3]).await;
+    let err = agent(server.client().max_retries(2).build().unwrap()).run("hi").await.unwrap_err();
+    assert_eq!(server.received().len(), 3);
+    let AgentError::Model { source: ModelError::Server { status, attempts, .. }, run, .. } = &err else {
+        panic!("expected a server error, got {err:?}")
+    };
+    assert_eq!((*status, *attempts), (503, 3));
+    assert_eq!(run.messages.len(), 2, "the run so far (system, user) is kept");
+    assert!(err.to_string().contains("overloaded"), "{err}");
+}
+
+// ---- errors ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_401_names_the_variable_and_never_shows_the_key() {
+    // Providers echo the key back; the client scrubs it.
+    let server = Server::start([status(
+        401,
+        json!({"error": {"message": "Incorrect API key provided: sk-test-secret-0123456789", "code": "invalid_api_key"}}),
+    )])
+    .await;
+    let client = server.client().build().unwrap();
+    assert!(!format!("{client:?}").contains("sk-test-secret"), "Debug hides the key");
+    let err = agent(client).run("hi").await.unwrap_err();
+    assert_eq!(server.received().len(), 1, "a rejected key is not retried");
+    let AgentError::Model { source: source @ ModelError::Unauthorized { status: 401, .. }, .. } = &err else {
+        panic!("expected Unauthorized, got {err:?}")
+    };
+    let shown = format!("{source} {source:?} {err} {err:?}");
+    assert!(!shown.contains("sk-test-secret"), "the key leaked: {shown}");
+    assert!(source.to_string().contains("check OPENAI_API_KEY"), "{source}");
+    assert!(source.to_string().contains("Incorrect API key provided: [redacted]"), "{source}");
+}
+
+#[tokio::test]
+async fn a_404_says_the_model_was_not_found() {
+    let server = Server::start([status(
+        404,
+        json!({"error": {"message": "The model `test-model` does not exist", "code": "model_not_found"}}),
+    )])
+    .await;
+    let err = agent(server.client().build().unwrap()).run("hi").await.unwrap_err();
+    let AgentError::Model { source: source @ ModelError::ModelNotFound { .. }, .. } = &err else {
+        panic!("expected ModelNotFound, got {err:?}")
+    };
+    let text = source.to_string();
+    assert!(text.contains("model `test-model` was not found") && text.contains("TOOLKIT_MODEL"), "{text}");
+}
+
+#[tokio::test]
+async fn a_slow_server_is_a_timeout_error() {
+    let mut slow = ok(reply_text("too late"));
+    slow.delay = Duration::from_secs(5);
+    let server = Server::start([slow]).await;
+    let client = server.client().timeout(Duration::from_millis(200)).build().unwrap();
+    let err = agent(client).run("hi").await.unwrap_err();
+    let AgentError::Model { source: ModelError::Timeout { url, timeout }, .. } = &err else {
+        panic!("expected Timeout, got {err:?}")
+    };
+    assert_eq!(*timeout, Duration::from_millis(200));
+    assert!(url.ends_with("/v1/chat/completions"), "{url}");
+    assert_eq!(server.received().len(), 1, "a timeout is not retried");
+}
+
+#[tokio::test]
+async fn an_unreachable_base_url_fails_with_the_url() {
+    // A port nothing listens on: bind one, then free it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let client =
+        OpenAiCompatible::builder().base_url(format!("http://127.0.0.1:{port}/v1")).api_key("k").build().unwrap();
+    let err = agent(client).run("hi").await.unwrap_err();
+    let AgentError::Model { source: source @ ModelError::Unreachable { .. }, .. } = &err else {
+        panic!("expected Unreachable, got {err:?}")
+    };
+    let text = source.to_string();
+    assert!(text.contains(&format!("cannot reach http://127.0.0.1:{port}/v1/chat/completions")), "{text}");
+    assert!(text.contains("OPENAI_BASE_URL"), "{text}");
+}
+
+#[test]
+fn a_missing_key_names_the_variable_to_set() {
+    let err = OpenAiCompatible::builder().key_variable("TOOLKIT_TEST_KEY_THAT_IS_NEVER_SET").build().unwrap_err();
+    assert!(matches!(err, ModelError::MissingKey { variable: "TOOLKIT_TEST_KEY_THAT_IS_NEVER_SET" }));
+    assert_eq!(
+        err.to_string(),
+        "no API key: set the TOOLKIT_TEST_KEY_THAT_IS_NEVER_SET environment variable (or run offline with a ScriptedModel)"
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_finish_reason_or_no_choices_is_a_typed_error_not_a_panic() {
+    let odd = json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": "hm"}, "finish_reason": "paused"}]});
+    let server = Server::start([ok(odd), ok(json!({"choices": []})), ok(json!("not an object"))]).await;
+    let agent = agent(server.client().build().unwrap());
+    for expected in ["unknown finish_reason `paused`", "the reply has no choices", "malformed response"] {
+        let err = agent.run("hi").await.unwrap_err();
+        let AgentError::Model { source: source @ ModelError::MalformedResponse { .. }, .. } = &err else {
+            panic!("expected MalformedResponse, got {err:?}")
+        };
+        assert!(source.to_string().contains(expected), "{source}");
+    }
+}

@@ -1,0 +1,546 @@
+//! The agent loop: a model, a toolbox, the agent's hooks and limits.
+//!
+//! [`Agent::run`] sends the conversation and the tool specs to the model; when the reply
+//! asks for tool calls, it appends the assistant message, executes the calls through the
+//! toolbox (every hook acting, in parallel when allowed), appends exactly one
+//! `role: "tool"` message per call id in call order, and asks again; it stops at a text
+//! reply, or with [`AgentError::MaxIterations`] after `max_iterations` model turns. The
+//! result carries the final text, the whole transcript in the Chat Completions wire
+//! format, every [`CallRecord`], and the token usage summed.
+//!
+//! ```
+//! use toolkit::prelude::*;
+//! use toolkit::agent::Agent;
+//! use toolkit::model::{ScriptedModel, Turn};
+//!
+//! /// Add two integers.
+//! #[tool]
+//! fn add(a: i64, b: i64) -> i64 { a + b }
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! let model = ScriptedModel::new([
+//!     Turn::call("add", r#"{"a": 2, "b": 3}"#),
+//!     Turn::text("2 + 3 = 5"),
+//! ]);
+//! let agent = Agent::builder(model, toolbox![add]).name("calculator").build().unwrap();
+//! let run = agent.run("What is 2 + 3?").await.unwrap();
+//! assert_eq!(run.text, "2 + 3 = 5");
+//! assert_eq!(run.records.len(), 1);
+//! assert_eq!(run.messages.len(), 4); // user, assistant (tool call), tool, assistant
+//! # }
+//! ```
+
+use std::fmt;
+use std::future::{Future, IntoFuture};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tracing::Instrument;
+
+use crate::call::{CallRecord, RecordSink, ToolCall};
+use crate::hook::{DuplicateHook, Hook, Hooks, Scope};
+use crate::model::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelRequest, ToolChoice, Usage};
+use crate::toolbox::Toolbox;
+
+/// What an agent run reports while it works, for a UI or a CLI to show progress.
+///
+/// Passed by reference to the callback of [`AgentBuilder::on_event`]; clone what you
+/// keep, or forward it to a channel. A callback that panics is reported and ignored.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum AgentEvent<'a> {
+    /// A model turn begins (1-based).
+    TurnStarted {
+        /// The turn's number.
+        iteration: usize,
+    },
+    /// The model answered.
+    ModelReplied {
+        /// The turn's number.
+        iteration: usize,
+        /// What it said.
+        message: &'a AssistantMessage,
+        /// Why it stopped.
+        finish_reason: FinishReason,
+        /// The tokens of this turn.
+        usage: Usage,
+    },
+    /// A tool call is about to be dispatched (calls of one turn start together when
+    /// parallel calls are on).
+    ToolCallStarted {
+        /// The call as the model wrote it.
+        call: &'a ToolCall,
+    },
+    /// A tool call is finished: its outcome, result, hooks and timing.
+    ToolCallFinished {
+        /// The call's record.
+        record: &'a CallRecord,
+    },
+    /// The model gave its final answer.
+    FinalAnswer {
+        /// The answer.
+        text: &'a str,
+    },
+}
+
+type EventFn = dyn Fn(&AgentEvent<'_>) + Send + Sync;
+
+/// A model, a toolbox, hooks and limits: runs the tool-calling loop.
+///
+/// Built with [`Agent::builder`]; cheap to clone (clones share everything), and
+/// [`run`](Agent::run) takes `&self`, so one agent serves many concurrent runs.
+#[derive(Clone)]
+pub struct Agent {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    model: Arc<dyn Model>,
+    tools: Arc<Toolbox>,
+    name: Option<Arc<str>>,
+    system_prompt: Option<String>,
+    max_iterations: usize,
+    tool_choice: ToolChoice,
+    parallel_tool_calls: bool,
+    strict: bool,
+    hooks: Hooks,
+    on_event: Option<Arc<EventFn>>,
+}
+
+/// Builds an [`Agent`].
+pub struct AgentBuilder {
+    inner: Inner,
+    problems: Vec<AgentBuildError>,
+}
+
+/// A mistake in an agent's configuration, reported by [`AgentBuilder::build`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentBuildError {
+    /// `tool_choice` names a tool the toolbox does not have.
+    #[error("tool_choice names `{name}`, which is not in the toolbox (it has: {available})")]
+    UnknownToolChoice {
+        /// The name given.
+        name: String,
+        /// The toolbox's tools.
+        available: String,
+    },
+    /// `max_iterations` is 0: the model could never be asked.
+    #[error("max_iterations must be at least 1")]
+    NoIterations,
+    /// Two agent hooks share a name.
+    #[error("{0}")]
+    DuplicateHook(String),
+}
+
+impl Agent {
+    /// Starts an agent of `model` over `tools` (a [`Toolbox`], or an `Arc` of one shared
+    /// with other agents).
+    pub fn builder(model: impl Model + 'static, tools: impl Into<Arc<Toolbox>>) -> AgentBuilder {
+        AgentBuilder {
+            inner: Inner {
+                model: Arc::new(model),
+                tools: tools.into(),
+                name: None,
+                system_prompt: None,
+                max_iterations: 10,
+                tool_choice: ToolChoice::Auto,
+                parallel_tool_calls: true,
+                strict: false,
+                hooks: Hooks::new(),
+                on_event: None,
+            },
+            problems: Vec::new(),
+        }
+    }
+
+    /// Runs the loop on `input` (a user message); await the returned request, after
+    /// optionally setting a session id, a task label or earlier history on it.
+    pub fn run(&self, input: impl Into<String>) -> RunRequest<'_> {
+        RunRequest { agent: self, input: input.into(), session: None, task: None, history: Vec::new() }
+    }
+
+    /// The agent's name (its `agent` label for hooks and records).
+    pub fn name(&self) -> Option<&str> {
+        self.inner.name.as_deref()
+    }
+
+    /// The toolbox.
+    pub fn tools(&self) -> &Arc<Toolbox> {
+        &self.inner.tools
+    }
+}
+
+impl fmt::Debug for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = &self.inner;
+        f.debug_struct("Agent")
+            .field("name", &i.name)
+            .field("model", &i.model.name())
+            .field("tools", &i.tools.names())
+            .field("max_iterations", &i.max_iterations)
+            .field("tool_choice", &i.tool_choice)
+            .field("parallel_tool_calls", &i.parallel_tool_calls)
+            .field("strict", &i.strict)
+            .field("hooks", &i.hooks.names())
+            .finish()
+    }
+}
+
+impl AgentBuilder {
+    /// The agent's name or role: the `agent` label hooks see and records carry.
+    pub fn name(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.inner.name = Some(name.into());
+        self
+    }
+
+    /// The system prompt, sent first in every run (unless the history has one).
+    pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.inner.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// The most model turns in one run (default 10); past it the run ends with
+    /// [`AgentError::MaxIterations`].
+    pub fn max_iterations(mut self, n: usize) -> Self {
+        self.inner.max_iterations = n;
+        self
+    }
+
+    /// Whether, and which, tools the model must call (default [`ToolChoice::Auto`]).
+    ///
+    /// `Required` and a named tool bind the **first** turn only; once the model has
+    /// called tools, later turns use `Auto` so that it can answer (otherwise it could
+    /// only ever call tools, until `max_iterations`). `None` holds for every turn.
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.inner.tool_choice = choice;
+        self
+    }
+
+    /// Whether the model may ask for several calls in one message (default `true`);
+    /// the calls of one message run concurrently when on, one after another when off.
+    pub fn parallel_tool_calls(mut self, parallel: bool) -> Self {
+        self.inner.parallel_tool_calls = parallel;
+        self
+    }
+
+    /// Sends every tool in strict mode (OpenAI Structured Outputs; default `false`:
+    /// only tools declared `strict`).
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.inner.strict = strict;
+        self
+    }
+
+    /// Adds an agent-scoped hook: it acts on this agent's calls only, after global and
+    /// toolbox hooks of the same priority.
+    pub fn hook(mut self, hook: impl Into<Hook>) -> Self {
+        if let Err(e @ DuplicateHook(_)) = self.inner.hooks.add(hook.into()) {
+            self.problems.push(AgentBuildError::DuplicateHook(e.to_string()));
+        }
+        self
+    }
+
+    /// Adds agent-scoped hooks.
+    pub fn hooks(mut self, hooks: impl IntoIterator<Item = Hook>) -> Self {
+        for hook in hooks {
+            self = self.hook(hook);
+        }
+        self
+    }
+
+    /// Calls `f` with every [`AgentEvent`] of every run, on the task running it.
+    pub fn on_event(mut self, f: impl Fn(&AgentEvent<'_>) + Send + Sync + 'static) -> Self {
+        self.inner.on_event = Some(Arc::new(f));
+        self
+    }
+
+    /// The agent, or what is wrong with its configuration.
+    pub fn build(mut self) -> Result<Agent, AgentBuildError> {
+        if self.inner.max_iterations == 0 {
+            self.problems.push(AgentBuildError::NoIterations);
+        }
+        if let ToolChoice::Tool(name) = &self.inner.tool_choice
+            && self.inner.tools.spec(name).is_none()
+        {
+            let available = self.inner.tools.names().iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+            self.problems.push(AgentBuildError::UnknownToolChoice { name: name.clone(), available });
+        }
+        match self.problems.into_iter().next() {
+            Some(problem) => Err(problem),
+            None => Ok(Agent { inner: Arc::new(self.inner) }),
+        }
+    }
+}
+
+/// One run of an agent, ready to be awaited; set a session id, a task label or earlier
+/// history first if needed.
+///
+/// ```no_run
+/// # async fn f(agent: toolkit::agent::Agent) -> Result<(), toolkit::agent::AgentError> {
+/// let run = agent.run("Summarize report.md").session("s-42").task("summary").await?;
+/// # Ok(()) }
+/// ```
+#[must_use = "a run does nothing until awaited"]
+pub struct RunRequest<'a> {
+    agent: &'a Agent,
+    input: String,
+    session: Option<Arc<str>>,
+    task: Option<Arc<str>>,
+    history: Vec<Message>,
+}
+
+impl<'a> RunRequest<'a> {
+    /// The session id hooks see and records carry (default: a new one per run).
+    pub fn session(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.session = Some(id.into());
+        self
+    }
+
+    /// The task label hooks see and records carry.
+    pub fn task(mut self, task: impl Into<Arc<str>>) -> Self {
+        self.task = Some(task.into());
+        self
+    }
+
+    /// Earlier messages (a previous run's [`AgentRun::messages`]) to continue a
+    /// conversation; the input is appended after them.
+    pub fn history(mut self, messages: Vec<Message>) -> Self {
+        self.history = messages;
+        self
+    }
+}
+
+impl<'a> IntoFuture for RunRequest<'a> {
+    type Output = Result<AgentRun, AgentError>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        let span = tracing::info_span!(
+            "invoke_agent",
+            gen_ai.operation.name = "invoke_agent",
+            gen_ai.agent.name = self.agent.inner.name.as_deref(),
+            gen_ai.request.model = self.agent.inner.model.name(),
+        );
+        Box::pin(self.agent.inner.drive(self.input, self.session, self.task, self.history).instrument(span))
+    }
+}
+
+/// What a run produced.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AgentRun {
+    /// The final answer (empty if the run ended in an error).
+    pub text: String,
+    /// The whole conversation in the Chat Completions wire format: system prompt, user
+    /// input, every assistant message, one `role: "tool"` message per call id in call
+    /// order, and the final answer.
+    pub messages: Vec<Message>,
+    /// One record per tool call, in call order.
+    pub records: Vec<Arc<CallRecord>>,
+    /// Tokens used, summed over every model turn.
+    pub usage: Usage,
+    /// How many model turns the run took.
+    pub iterations: usize,
+    /// The run's session id.
+    pub session: Arc<str>,
+    /// Why the model stopped, on its last turn.
+    pub finish_reason: Option<FinishReason>,
+}
+
+/// Why a run ended without an answer. Every variant still carries the run so far: the
+/// transcript, the records and the usage.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// The model was still calling tools after `max_iterations` turns.
+    #[error("the model was still calling tools after {limit} turns (max_iterations)")]
+    MaxIterations {
+        /// The limit.
+        limit: usize,
+        /// The run so far.
+        run: Box<AgentRun>,
+    },
+    /// The model request failed.
+    #[error("turn {iteration}: {source}")]
+    Model {
+        /// The turn that failed.
+        iteration: usize,
+        /// Why.
+        source: ModelError,
+        /// The run so far.
+        run: Box<AgentRun>,
+    },
+}
+
+impl AgentError {
+    /// The run so far.
+    pub fn run(&self) -> &AgentRun {
+        match self {
+            AgentError::MaxIterations { run, .. } | AgentError::Model { run, .. } => run,
+        }
+    }
+
+    /// The run so far, by value.
+    pub fn into_run(self) -> AgentRun {
+        match self {
+            AgentError::MaxIterations { run, .. } | AgentError::Model { run, .. } => *run,
+        }
+    }
+}
+
+/// Collects the records of one run and reports each finished call.
+struct RunSink {
+    records: Mutex<Vec<Arc<CallRecord>>>,
+    on_event: Option<Arc<EventFn>>,
+}
+
+impl RecordSink for RunSink {
+    fn record(&self, record: &CallRecord) {
+        self.record_shared(&Arc::new(record.clone()))
+    }
+
+    fn record_shared(&self, record: &Arc<CallRecord>) {
+        self.records.lock().unwrap_or_else(|e| e.into_inner()).push(Arc::clone(record));
+        emit(&self.on_event, &AgentEvent::ToolCallFinished { record });
+    }
+}
+
+fn emit(on_event: &Option<Arc<EventFn>>, event: &AgentEvent<'_>) {
+    if let Some(f) = on_event
+        && catch_unwind(AssertUnwindSafe(|| f(event))).is_err()
+    {
+        tracing::error!("an agent event callback panicked; the run goes on");
+    }
+}
+
+fn new_session_id() -> Arc<str> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
+    Arc::from(format!("session-{nanos:x}-{}", NEXT.fetch_add(1, Ordering::Relaxed)))
+}
+
+impl Inner {
+    async fn drive(
+        &self,
+        input: String,
+        session: Option<Arc<str>>,
+        task: Option<Arc<str>>,
+        history: Vec<Message>,
+    ) -> Result<AgentRun, AgentError> {
+        let session = session.unwrap_or_else(new_session_id);
+        let sink = Arc::new(RunSink { records: Mutex::new(Vec::new()), on_event: self.on_event.clone() });
+        let mut scope = Scope::new().with_session(Arc::clone(&session)).with_hooks(self.hooks.clone());
+        scope = scope.with_sink(SharedSink(Arc::clone(&sink)));
+        if let Some(name) = &self.name {
+            scope = scope.with_agent(Arc::clone(name));
+        }
+        if let Some(task) = task {
+            scope = scope.with_task(task);
+        }
+
+        let mut messages = history;
+        if let Some(prompt) = &self.system_prompt
+            && !matches!(messages.first(), Some(Message::System { .. }))
+        {
+            messages.insert(0, Message::system(prompt.clone()));
+        }
+        messages.push(Message::user(input));
+
+        let specs = self.tools.specs();
+        let mut run = AgentRun {
+            text: String::new(),
+            messages,
+            records: Vec::new(),
+            usage: Usage::default(),
+            iterations: 0,
+            session,
+            finish_reason: None,
+        };
+        let mut choice = &self.tool_choice;
+        for iteration in 1..=self.max_iterations {
+            run.iterations = iteration;
+            emit(&self.on_event, &AgentEvent::TurnStarted { iteration });
+            let request = ModelRequest {
+                messages: &run.messages,
+                tools: &specs,
+                tool_choice: choice,
+                parallel_tool_calls: self.parallel_tool_calls,
+                strict: self.strict,
+            };
+            let reply = match self.model.complete(request).await {
+                Ok(reply) => reply,
+                Err(source) => {
+                    return Err(AgentError::Model { iteration, source, run: Box::new(run) });
+                }
+            };
+            run.usage += reply.usage;
+            run.finish_reason = Some(reply.finish_reason);
+            emit(
+                &self.on_event,
+                &AgentEvent::ModelReplied {
+                    iteration,
+                    message: &reply.message,
+                    finish_reason: reply.finish_reason,
+                    usage: reply.usage,
+                },
+            );
+            if reply.message.tool_calls.is_empty() {
+                let text = reply.message.content.clone().unwrap_or_default();
+                run.messages.push(Message::Assistant(reply.message));
+                emit(&self.on_event, &AgentEvent::FinalAnswer { text: &text });
+                run.text = text;
+                return Ok(run);
+            }
+            let calls = reply.message.tool_calls.clone();
+            run.messages.push(Message::Assistant(reply.message));
+            for call in &calls {
+                emit(&self.on_event, &AgentEvent::ToolCallStarted { call });
+            }
+            let results = if self.parallel_tool_calls {
+                self.tools.call_all_in(calls, &scope).await
+            } else {
+                let mut results = Vec::with_capacity(calls.len());
+                for call in calls {
+                    results.push(self.tools.call_in(call, &scope).await);
+                }
+                results
+            };
+            run.messages.extend(results.iter().map(Message::tool));
+            take_records(&sink, &results, &mut run.records);
+            if choice.forces_a_call() {
+                choice = &ToolChoice::Auto;
+            }
+        }
+        Err(AgentError::MaxIterations { limit: self.max_iterations, run: Box::new(run) })
+    }
+}
+
+/// The run's sink, shared with the scope (the scope owns its sinks).
+struct SharedSink(Arc<RunSink>);
+
+impl RecordSink for SharedSink {
+    fn record(&self, record: &CallRecord) {
+        self.0.record(record)
+    }
+
+    fn record_shared(&self, record: &Arc<CallRecord>) {
+        self.0.record_shared(record)
+    }
+}
+
+/// Moves one turn's records to `into`, in call order: the calls of a turn finish in any
+/// order, so their records are put back in the order of `results` (a model may repeat
+/// an id; each record is used once).
+fn take_records(sink: &RunSink, results: &[crate::ToolResult], into: &mut Vec<Arc<CallRecord>>) {
+    let mut batch: Vec<Option<Arc<CallRecord>>> =
+        std::mem::take(&mut *sink.records.lock().unwrap_or_else(|e| e.into_inner())).into_iter().map(Some).collect();
+    for result in results {
+        if let Some(slot) = batch.iter_mut().find(|r| r.as_ref().is_some_and(|r| r.call_id == result.call_id)) {
+            into.extend(slot.take());
+        }
+    }
+    into.extend(batch.into_iter().flatten());
+}

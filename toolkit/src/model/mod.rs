@@ -1,0 +1,490 @@
+//! Language models, as the agent loop sees them: a [`Model`] takes the conversation and
+//! the tool specs and replies with text or tool calls.
+//!
+//! - [`ScriptedModel`] replays a fixed conversation: every example runs offline with it,
+//!   and every test is deterministic.
+//! - `OpenAiCompatible` (feature `openai`) speaks the Chat Completions API: OpenAI,
+//!   DeepSeek, Ollama, vLLM, and any server that implements it.
+//!
+//! The conversation is kept in the Chat Completions wire format ([`Message`]), the one
+//! format every provider of that API reads, so a transcript can be sent, stored and
+//! replayed as is.
+//!
+//! # Why `Model` is object-safe
+//!
+//! An agent holds its model as `Arc<dyn Model>`: a program picks the model at run time
+//! (a real client when a key is set, a scripted one otherwise) without every type that
+//! holds an agent becoming generic over it. The price is one boxed future per model
+//! turn, which is nothing next to a network round trip or a scripted reply.
+
+use std::fmt;
+use std::ops::AddAssign;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The future a [`Model`] returns (re-exported so implementations need no other crate).
+pub use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::{ToolCall, ToolResult, ToolSpec};
+
+#[cfg(feature = "openai")]
+mod openai;
+mod scripted;
+
+#[cfg(feature = "openai")]
+pub use openai::{OpenAiCompatible, OpenAiCompatibleBuilder};
+pub use scripted::{RecordedRequest, ScriptedModel, Turn};
+
+/// A language model that can call tools.
+///
+/// Implement it for a provider with another wire format; the agent loop only needs
+/// this one method.
+pub trait Model: Send + Sync {
+    /// Sends the conversation and the tools; returns the model's next message.
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>>;
+
+    /// The model's name, for spans and logs (default: `"model"`).
+    fn name(&self) -> &str {
+        "model"
+    }
+}
+
+impl<M: Model + ?Sized> Model for Arc<M> {
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        (**self).complete(request)
+    }
+
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+}
+
+impl<M: Model + ?Sized> Model for Box<M> {
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        (**self).complete(request)
+    }
+
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+}
+
+/// One request to a model: the conversation so far and the tools it may call.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct ModelRequest<'a> {
+    /// The conversation, oldest first.
+    pub messages: &'a [Message],
+    /// The tools the model may call (empty: no tools are sent).
+    pub tools: &'a [&'a ToolSpec],
+    /// Whether, and which, tools the model must call.
+    pub tool_choice: &'a ToolChoice,
+    /// Whether the model may ask for several calls in one message.
+    pub parallel_tool_calls: bool,
+    /// Send every tool in strict mode (OpenAI Structured Outputs) rather than only the
+    /// tools that ask for it.
+    pub strict: bool,
+}
+
+impl<'a> ModelRequest<'a> {
+    /// A request with automatic tool choice, parallel calls allowed, not strict.
+    pub fn new(messages: &'a [Message], tools: &'a [&'a ToolSpec]) -> Self {
+        ModelRequest { messages, tools, tool_choice: &ToolChoice::Auto, parallel_tool_calls: true, strict: false }
+    }
+
+    /// Sets the tool choice.
+    pub fn tool_choice(mut self, choice: &'a ToolChoice) -> Self {
+        self.tool_choice = choice;
+        self
+    }
+
+    /// Allows or forbids several calls per message.
+    pub fn parallel_tool_calls(mut self, parallel: bool) -> Self {
+        self.parallel_tool_calls = parallel;
+        self
+    }
+
+    /// Sends every tool in strict mode.
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+}
+
+/// The model's answer to one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelReply {
+    /// What the model said: text, tool calls, or both.
+    pub message: AssistantMessage,
+    /// Why the model stopped.
+    pub finish_reason: FinishReason,
+    /// Tokens used by this request.
+    pub usage: Usage,
+}
+
+/// Why a model stopped writing (`finish_reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// A natural end: the message is the answer.
+    Stop,
+    /// The message asks for tool calls.
+    ToolCalls,
+    /// The output hit the token limit and is cut.
+    Length,
+    /// The provider's content filter withheld (part of) the output.
+    ContentFilter,
+}
+
+impl FinishReason {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FinishReason::Stop => "stop",
+            FinishReason::ToolCalls => "tool_calls",
+            FinishReason::Length => "length",
+            FinishReason::ContentFilter => "content_filter",
+        }
+    }
+
+    /// Parses a wire name; `function_call` (the legacy name) is [`ToolCalls`](Self::ToolCalls).
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "stop" => FinishReason::Stop,
+            "tool_calls" | "function_call" => FinishReason::ToolCalls,
+            "length" => FinishReason::Length,
+            "content_filter" => FinishReason::ContentFilter,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for FinishReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Tokens used, as providers count them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Tokens in the request.
+    pub prompt_tokens: u64,
+    /// Tokens in the reply.
+    pub completion_tokens: u64,
+    /// Their sum, as the provider reports it.
+    pub total_tokens: u64,
+}
+
+impl Usage {
+    /// Usage of `prompt` request tokens and `completion` reply tokens.
+    pub fn new(prompt: u64, completion: u64) -> Self {
+        Usage { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
+    }
+}
+
+impl AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.total_tokens += other.total_tokens;
+    }
+}
+
+/// Whether, and which, tools the model must call (`tool_choice`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ToolChoice {
+    /// The model decides (the default).
+    #[default]
+    Auto,
+    /// The model must not call tools.
+    None,
+    /// The model must call at least one tool.
+    Required,
+    /// The model must call this tool.
+    Tool(String),
+}
+
+impl ToolChoice {
+    /// The `tool_choice` field of a Chat Completions request.
+    ///
+    /// ```
+    /// use toolkit::model::ToolChoice;
+    /// assert_eq!(ToolChoice::Required.to_json(), "required");
+    /// assert_eq!(
+    ///     ToolChoice::Tool("get_weather".into()).to_json().to_string(),
+    ///     r#"{"type":"function","function":{"name":"get_weather"}}"#
+    /// );
+    /// ```
+    pub fn to_json(&self) -> Value {
+        match self {
+            ToolChoice::Auto => json!("auto"),
+            ToolChoice::None => json!("none"),
+            ToolChoice::Required => json!("required"),
+            ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
+        }
+    }
+
+    /// True when the model is made to call a tool (`required` or a named tool).
+    pub fn forces_a_call(&self) -> bool {
+        matches!(self, ToolChoice::Required | ToolChoice::Tool(_))
+    }
+}
+
+/// One message of a conversation, in the Chat Completions wire format.
+///
+/// ```
+/// use toolkit::model::Message;
+/// let m = Message::user("What time is it?");
+/// assert_eq!(serde_json::to_string(&m).unwrap(), r#"{"role":"user","content":"What time is it?"}"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum Message {
+    /// Instructions for the model.
+    System {
+        /// The instructions.
+        content: String,
+    },
+    /// What the user said.
+    User {
+        /// The text.
+        content: String,
+    },
+    /// What the model said: text, tool calls, or both.
+    Assistant(AssistantMessage),
+    /// The result of one tool call, paired with it by id.
+    Tool {
+        /// The id of the call this answers.
+        tool_call_id: String,
+        /// The result's text (or the error the model can act on).
+        content: String,
+    },
+}
+
+impl Message {
+    /// A system message.
+    pub fn system(content: impl Into<String>) -> Self {
+        Message::System { content: content.into() }
+    }
+
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Self {
+        Message::User { content: content.into() }
+    }
+
+    /// An assistant message with text only.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Message::Assistant(AssistantMessage { content: Some(content.into()), tool_calls: Vec::new() })
+    }
+
+    /// The `role: "tool"` message for a result.
+    pub fn tool(result: &ToolResult) -> Self {
+        Message::Tool { tool_call_id: result.call_id.clone(), content: result.content.clone() }
+    }
+
+    /// The text of a system, user, tool or assistant message (`None` for an assistant
+    /// message with tool calls only).
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Message::System { content } | Message::User { content } | Message::Tool { content, .. } => Some(content),
+            Message::Assistant(a) => a.content.as_deref(),
+        }
+    }
+
+    /// The wire role: `system`, `user`, `assistant` or `tool`.
+    pub fn role(&self) -> &'static str {
+        match self {
+            Message::System { .. } => "system",
+            Message::User { .. } => "user",
+            Message::Assistant(_) => "assistant",
+            Message::Tool { .. } => "tool",
+        }
+    }
+}
+
+impl From<&ToolResult> for Message {
+    fn from(result: &ToolResult) -> Self {
+        Message::tool(result)
+    }
+}
+
+/// What a model said: text, tool calls, or both.
+///
+/// On the wire, `content` is `null` when there is no text, and `tool_calls` is left out
+/// when there are none:
+///
+/// ```
+/// use toolkit::ToolCall;
+/// use toolkit::model::{AssistantMessage, Message};
+/// let m = Message::Assistant(AssistantMessage::calls(vec![ToolCall::new("call_1", "now", "{}")]));
+/// assert_eq!(
+///     serde_json::to_string(&m).unwrap(),
+///     r#"{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"now","arguments":"{}"}}]}"#
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct AssistantMessage {
+    /// The text, if any.
+    #[serde(default)]
+    pub content: Option<String>,
+    /// The tool calls, in the order the model wrote them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "wire_calls")]
+    pub tool_calls: Vec<ToolCall>,
+}
+
+impl AssistantMessage {
+    /// A message with text only.
+    pub fn text(content: impl Into<String>) -> Self {
+        AssistantMessage { content: Some(content.into()), tool_calls: Vec::new() }
+    }
+
+    /// A message with tool calls only.
+    pub fn calls(tool_calls: Vec<ToolCall>) -> Self {
+        AssistantMessage { content: None, tool_calls }
+    }
+}
+
+/// `ToolCall` in its Chat Completions shape:
+/// `{"id", "type": "function", "function": {"name", "arguments"}}`.
+mod wire_calls {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use crate::ToolCall;
+
+    #[derive(Serialize, Deserialize)]
+    struct Wire<'a> {
+        #[serde(borrow)]
+        id: std::borrow::Cow<'a, str>,
+        #[serde(rename = "type", default = "function")]
+        kind: std::borrow::Cow<'a, str>,
+        #[serde(borrow)]
+        function: Function<'a>,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct Function<'a> {
+        #[serde(borrow)]
+        name: std::borrow::Cow<'a, str>,
+        #[serde(borrow)]
+        arguments: std::borrow::Cow<'a, str>,
+    }
+
+    fn function() -> std::borrow::Cow<'static, str> {
+        "function".into()
+    }
+
+    pub fn serialize<S: Serializer>(calls: &[ToolCall], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(calls.iter().map(|c| Wire {
+            id: c.id.as_str().into(),
+            kind: "function".into(),
+            function: Function { name: c.name.as_str().into(), arguments: c.arguments.as_str().into() },
+        }))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ToolCall>, D::Error> {
+        let wire = Vec::<Wire<'de>>::deserialize(d)?;
+        Ok(wire
+            .into_iter()
+            .map(|w| ToolCall::new(w.id.into_owned(), w.function.name.into_owned(), w.function.arguments.into_owned()))
+            .collect())
+    }
+}
+
+/// Why a model request failed. No variant ever holds an API key.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// No API key was given and none is in the environment.
+    #[error("no API key: set the {variable} environment variable (or run offline with a ScriptedModel)")]
+    MissingKey {
+        /// The variable to set.
+        variable: &'static str,
+    },
+    /// The server rejected the key (401 or 403).
+    #[error("the API key was rejected by {url} ({status}): {message}; check {variable}")]
+    Unauthorized {
+        /// The endpoint.
+        url: String,
+        /// 401 or 403.
+        status: u16,
+        /// The provider's message, with the key scrubbed out.
+        message: String,
+        /// The variable the key comes from.
+        variable: &'static str,
+    },
+    /// The model does not exist there (404).
+    #[error("model `{model}` was not found at {url} (404): {message}; check TOOLKIT_MODEL")]
+    ModelNotFound {
+        /// The model asked for.
+        model: String,
+        /// The endpoint.
+        url: String,
+        /// The provider's message.
+        message: String,
+    },
+    /// Still rate limited (429) after every retry.
+    #[error("rate limited by {url} (429) after {attempts} attempts: {message}")]
+    RateLimited {
+        /// The endpoint.
+        url: String,
+        /// Requests made.
+        attempts: u32,
+        /// The provider's message.
+        message: String,
+    },
+    /// A server error (5xx) after every retry.
+    #[error("server error from {url} ({status}) after {attempts} attempts: {message}")]
+    Server {
+        /// The endpoint.
+        url: String,
+        /// The last status.
+        status: u16,
+        /// Requests made.
+        attempts: u32,
+        /// The provider's message.
+        message: String,
+    },
+    /// Any other refusal (400 for a schema the provider does not take, 422, ...).
+    #[error("request rejected by {url} ({status}): {message}")]
+    Rejected {
+        /// The endpoint.
+        url: String,
+        /// The status.
+        status: u16,
+        /// The provider's message.
+        message: String,
+    },
+    /// The server could not be reached at all.
+    #[error("cannot reach {url}: {message}; check OPENAI_BASE_URL")]
+    Unreachable {
+        /// The endpoint.
+        url: String,
+        /// What the network stack said.
+        message: String,
+    },
+    /// No complete response within the request timeout.
+    #[error("no response from {url} within {timeout:?}")]
+    Timeout {
+        /// The endpoint.
+        url: String,
+        /// The request timeout.
+        timeout: Duration,
+    },
+    /// The response is not a Chat Completions reply: not JSON, no choices, an unknown
+    /// `finish_reason`.
+    #[error("malformed response from the model: {message}")]
+    MalformedResponse {
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A [`ScriptedModel`] was asked for a turn it does not have, or a turn's
+    /// expectation about the request failed.
+    #[error("scripted model: {0}")]
+    Script(String),
+    /// Any other failure, from a [`Model`] implemented elsewhere.
+    #[error(transparent)]
+    Other(Box<dyn std::error::Error + Send + Sync>),
+}
