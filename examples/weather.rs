@@ -1,69 +1,109 @@
-//! The `get_weather` tool of the function-calling guide, end to end without a model:
-//! its schemas as OpenAI and Anthropic receive them, and the results a model gets back
-//! for good and bad calls.
+//! The `get_weather` tool of the function-calling guide, end to end: its schemas as
+//! OpenAI and Anthropic receive them, the results a model gets back for good and bad
+//! calls, and the agentic loop with each `tool_choice` (`auto`, `required`, `none`, one
+//! named tool, with parallel calls).
 //!
-//! Run: `cargo run --example weather`
+//! ```sh
+//! cargo run --example weather                      # offline: scripted models
+//! OPENAI_API_KEY=... cargo run --example weather   # the loop runs against a real model
+//! ```
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+use toolkit::agent::Agent;
+use toolkit::model::{Message, Model, ScriptedModel, ToolChoice, Turn};
 use toolkit::prelude::*;
 
-/// Temperature unit.
-#[derive(Debug, Default, Clone, Copy, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Unit {
-    #[default]
-    Celsius,
-    Fahrenheit,
+#[path = "support/show.rs"]
+mod show;
+#[path = "support/weather.rs"]
+mod weather;
+use weather::get_weather;
+
+/// A scripted answer that quotes the last tool results, as a model would.
+fn answer_from_results(prefix: &'static str) -> Turn {
+    Turn::with(move |request| {
+        let mut results: Vec<String> = request
+            .messages
+            .iter()
+            .rev()
+            .map_while(|m| match m {
+                Message::Tool { content, .. } => Some(describe(content)),
+                _ => None,
+            })
+            .collect();
+        results.reverse();
+        Turn::text(format!("{prefix} {}.", results.join("; ")))
+    })
 }
 
-/// The current weather at one place.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Weather {
-    /// The city asked for.
-    pub location: String,
-    /// Current temperature, in `unit`.
-    pub temperature: f64,
-    /// The unit of `temperature`.
-    pub unit: Unit,
-    /// Sky conditions, for example "sunny".
-    pub conditions: String,
-    /// Air quality index (lower is better).
-    pub air_quality_index: u32,
+/// "Beijing: 22 °C, sunny" from a `get_weather` result (or the error text as is).
+fn describe(result: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(result) {
+        Ok(w) => {
+            let unit = if w["unit"] == "fahrenheit" { "°F" } else { "°C" };
+            format!(
+                "{}: {} {unit}, {}",
+                w["location"].as_str().unwrap_or("?"),
+                w["temperature"],
+                w["conditions"].as_str().unwrap_or("?")
+            )
+        }
+        Err(_) => result.to_string(),
+    }
 }
 
-/// The error a model reads when a city is unknown.
-#[derive(Debug, thiserror::Error)]
-#[error("no weather data for `{0}`; ask the user for a nearby larger city")]
-pub struct UnknownCity(String);
-
-/// Get the current weather for a city: temperature, sky conditions and air quality.
-///
-/// Use when the user asks about the weather right now: the temperature, rain, air
-/// quality, or whether to take an umbrella.
-///
-/// Not for historical weather or forecasts: this returns the current moment only.
-#[tool(read_only, idempotent, open_world, timeout = "10s")]
-async fn get_weather(
-    /// City name, for example "Beijing", "Shanghai" or "Guangzhou".
-    #[arg(min_length = 1, max_length = 100)]
-    location: String,
-    /// Temperature unit; Celsius unless the user asks otherwise.
-    #[arg(default)]
-    unit: Unit,
-) -> Result<Weather, UnknownCity> {
-    // A stand-in for a weather API, so the example runs offline.
-    let celsius = match location.as_str() {
-        "Beijing" | "北京" => 22.0,
-        "Shanghai" | "上海" => 25.0,
-        "Guangzhou" | "广州" => 28.0,
-        _ => return Err(UnknownCity(location)),
-    };
-    let temperature = match unit {
-        Unit::Celsius => celsius,
-        Unit::Fahrenheit => celsius * 9.0 / 5.0 + 32.0,
-    };
-    Ok(Weather { location, temperature, unit, conditions: "sunny".into(), air_quality_index: 42 })
+/// The agentic loop of the guide, once per `tool_choice`.
+async fn agentic_loop(real: Option<&toolkit::model::OpenAiCompatible>) -> Result<(), Box<dyn std::error::Error>> {
+    let scenarios: Vec<(&str, ToolChoice, ScriptedModel)> = vec![
+        (
+            "What's the weather in Beijing right now?",
+            ToolChoice::Auto,
+            ScriptedModel::new([
+                Turn::call("get_weather", r#"{"location": "Beijing"}"#),
+                answer_from_results("Beijing right now:"),
+            ]),
+        ),
+        (
+            "Should I take an umbrella in Shanghai today?",
+            ToolChoice::Required,
+            ScriptedModel::new([
+                Turn::call("get_weather", r#"{"location": "Shanghai"}"#),
+                Turn::text("Yes: there is light rain in Shanghai, take an umbrella."),
+            ]),
+        ),
+        ("Say hello in one word.", ToolChoice::None, ScriptedModel::new([Turn::text("Hello!")])),
+        (
+            "Compare the weather in Guangzhou and Paris, in Fahrenheit.",
+            ToolChoice::Tool("get_weather".into()),
+            ScriptedModel::new([
+                Turn::calls([
+                    ("get_weather", r#"{"location": "Guangzhou", "unit": "fahrenheit"}"#),
+                    ("get_weather", r#"{"location": "Paris", "unit": "fahrenheit"}"#),
+                ]),
+                answer_from_results("Side by side:"),
+            ]),
+        ),
+    ];
+    let tools = Arc::new(toolbox![get_weather]);
+    for (question, choice, script) in scenarios {
+        println!("\n== tool_choice: {} ==\nuser: {question}", choice.to_json());
+        let model: Arc<dyn Model> = match real {
+            Some(m) => Arc::new(m.clone()),
+            None => Arc::new(script.clone()),
+        };
+        let agent = Agent::builder(model, Arc::clone(&tools)).tool_choice(choice).max_iterations(5).build()?;
+        let run = agent.run(question).await?;
+        if real.is_none() {
+            let sent: Vec<String> = script.requests().iter().map(|r| r.tool_choice.to_json().to_string()).collect();
+            println!("tool_choice sent per request: {}", sent.join(", "));
+        }
+        println!("transcript ({} model turns):", run.iterations);
+        for message in &run.messages {
+            println!("  {}", serde_json::to_string(message)?);
+        }
+    }
+    Ok(())
 }
 
 fn pretty(v: &serde_json::Value) -> String {
@@ -103,5 +143,15 @@ async fn main() {
         };
         println!("{} {}  [{status}]", call.name, call.arguments);
         println!("  -> {}", result.to_message());
+    }
+
+    println!("\n== The agentic loop ==");
+    let real = show::real_model().unwrap_or_else(|e| {
+        eprintln!("{e}");
+        None
+    });
+    if let Err(e) = agentic_loop(real.as_ref()).await {
+        eprintln!("the loop failed: {e}");
+        std::process::exit(1);
     }
 }

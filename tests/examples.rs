@@ -12,15 +12,22 @@ fn example(name: &str) -> PathBuf {
     path
 }
 
+/// Runs an example offline: `--offline` makes the examples use their scripted models
+/// even where the environment has `OPENAI_API_KEY`.
 fn run(name: &str) -> String {
-    let out = Command::new(example(name)).output().expect("example runs");
+    run_with(Command::new(example(name)).arg("--offline").env_remove("BOCHA_API_KEY"), name)
+}
+
+fn run_with(command: &mut Command, name: &str) -> String {
+    let out = command.output().expect("example runs");
     assert!(out.status.success(), "{name} failed: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).expect("utf-8 output")
 }
 
 #[test]
 fn weather_prints_schemas_and_one_result_per_call() {
-    let out = run("weather");
+    let all = run("weather");
+    let (out, agentic) = all.split_once("== The agentic loop ==").expect("the loop section");
     assert!(out.contains(r#""type": "function""#), "OpenAI shape:\n{out}");
     assert!(out.contains(r#""input_schema""#), "Anthropic shape:\n{out}");
     assert!(out.contains("OpenAI strict mode accepts every tool."), "{out}");
@@ -32,6 +39,19 @@ fn weather_prints_schemas_and_one_result_per_call() {
     assert!(out.contains("unknown variant `kelvin`"), "{out}");
     assert!(out.contains("no weather data for `Atlantis`"), "{out}");
     assert!(out.contains("unknown tool `get_forecast`"), "{out}");
+
+    // The loop, once per tool_choice: what was sent, and the answer built from the results.
+    assert!(agentic.contains(r#"tool_choice sent per request: "auto", "auto""#), "{agentic}");
+    assert!(agentic.contains(r#"tool_choice sent per request: "required", "auto""#), "{agentic}");
+    assert!(agentic.contains(r#"tool_choice sent per request: "none""#), "{agentic}");
+    assert!(
+        agentic
+            .contains(r#"tool_choice sent per request: {"type":"function","function":{"name":"get_weather"}}, "auto""#),
+        "{agentic}"
+    );
+    assert!(agentic.contains(r#""content":"Beijing right now: Beijing: 22.0 °C, sunny.""#), "{agentic}");
+    assert!(agentic.contains("Guangzhou: 82.4 °F, cloudy; Paris: 57.2 °F, overcast."), "{agentic}");
+    assert!(agentic.contains(r#"{"role":"tool","tool_call_id":"call_2""#), "parallel calls: {agentic}");
 }
 
 #[test]
@@ -77,4 +97,109 @@ fn hooks_tour_shows_every_use_case_acting() {
     let calls = out.matches("  → ").count();
     assert!(out.contains(&format!("audit log: {calls} lines in")), "{calls} calls:\n{out}");
     assert!(!out.contains("sk-live-0123456789abcdef0123"), "the API key leaked:\n{out}");
+}
+
+#[test]
+fn file_agent_shows_every_hook_acting_and_writes_the_audit_log() {
+    let out = run("file_agent");
+    let expect = [
+        "model: scripted, offline",
+        // relative paths are resolved against the data directory
+        "hook normalize_paths (Before): Rewrote",
+        // the sandbox blocks /etc/passwd, and the model hears why
+        "← read_file [blocked] blocked: `/etc/passwd` is outside the allowed directories",
+        // long results are truncated
+        "hook truncate (After): Rewrote",
+        // friendly messages for a missing and a binary file
+        "there is no file named `notes.txt` in the data directory; call list_files",
+        "`logo.png` is a binary file, not text; it cannot be read as text",
+        "hook friendly_file_errors (Error): Recovered",
+        // the answer uses the current_time result
+        "(UTC).",
+        "/etc/passwd is outside the data directory, so I was not allowed to read it.",
+        // the summary table
+        "call_4    read_file     blocked",
+        "call_7    read_file     recovered(tool_failed)",
+        "4 model turns, 7 tool calls, 4435 tokens; 7 audit lines written to ",
+    ];
+    for line in expect {
+        assert!(out.contains(line), "missing `{line}` in:\n{out}");
+    }
+    // The truncated result is the limit plus the marker, not the whole 17 KB log.
+    let truncated = out.lines().find(|l| l.starts_with("call_5")).expect("call_5 row");
+    assert!(truncated.contains("truncate:rewrote"), "{truncated}");
+    let chars: usize = truncated.split_whitespace().rev().nth(1).unwrap().parse().unwrap();
+    assert!((4000..4100).contains(&chars), "{truncated}");
+    // The audit log has one JSON line per call, blocked ones included.
+    let path = out.lines().last().unwrap().rsplit(" written to ").next().unwrap();
+    let audit = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<serde_json::Value> = audit.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 7);
+    assert!(lines.iter().any(|l| l["outcome"] == "blocked" && l["arguments"]["path"] == "/etc/passwd"), "{audit}");
+    assert!(lines.iter().all(|l| l["agent"] == "file-assistant"), "{audit}");
+}
+
+#[test]
+fn search_agent_picks_the_tool_per_question_and_labels_the_mock() {
+    let out = run("search_agent");
+    assert!(out.contains("search: MOCK (set BOCHA_API_KEY for real results)"), "{out}");
+    assert!(out.contains(r#"→ web_search {"query":"What are the latest trends in AI agents?"}"#), "{out}");
+    assert!(out.contains("[MOCK SEARCH: sample data, not real results; set BOCHA_API_KEY for real results]"), "{out}");
+    assert!(out.contains("1. AI agent trends: multi-agent systems in finance and healthcare"), "{out}");
+    assert!(out.contains(r#"→ calculate {"expression":"(17.5 * 4 + 3) / 2"}"#), "{out}");
+    assert!(out.contains("← calculate [ok] 36.5"), "{out}");
+}
+
+/// With a key, the search calls the Bocha API: here a stand-in on 127.0.0.1 that checks
+/// the request and answers in Bocha's shape.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_agent_calls_the_bocha_api_with_the_key_and_formats_its_results() {
+    use axum::http::HeaderMap;
+    use axum::routing::post;
+    use std::sync::{Arc, Mutex};
+
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let app = axum::Router::new().route(
+        "/v1/web-search",
+        post(move |headers: HeaderMap, body: String| {
+            let log = Arc::clone(&log);
+            async move {
+                let auth = headers.get("authorization").map(|v| v.to_str().unwrap().to_string());
+                log.lock().unwrap().push((auth, body));
+                axum::Json(serde_json::json!({"code": 200, "data": {"webPages": {"value": [
+                    {"name": "Rust 2026 survey", "url": "https://blog.example/rust-2026", "snippet": "Rust adoption keeps growing."},
+                    {"name": "Agents in production", "url": "https://news.example/agents", "snippet": "Hooks make agents safe."}
+                ]}}}))
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let exe = example("search_agent");
+    let out = tokio::task::spawn_blocking(move || {
+        run_with(
+            Command::new(exe)
+                .args(["--offline", "What is new in Rust?"])
+                .env("BOCHA_API_KEY", "bocha-test-key")
+                .env("BOCHA_BASE_URL", format!("http://{addr}")),
+            "search_agent",
+        )
+    })
+    .await
+    .unwrap();
+    assert!(out.contains(&format!("search: Bocha at http://{addr}/v1/web-search")), "{out}");
+    assert!(
+        out.contains("1. Rust 2026 survey\n   Rust adoption keeps growing.\n   Source: https://blog.example/rust-2026"),
+        "{out}"
+    );
+    assert!(out.contains("2. Agents in production"), "{out}");
+    assert!(!out.contains("MOCK"), "{out}");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].0.as_deref(), Some("Bearer bocha-test-key"));
+    let body: serde_json::Value = serde_json::from_str(&seen[0].1).unwrap();
+    assert_eq!(body, serde_json::json!({"query": "What is new in Rust?", "count": 5}));
 }
