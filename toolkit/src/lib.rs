@@ -39,6 +39,8 @@ pub mod agent;
 pub mod call;
 pub mod hook;
 pub mod hooks;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod model;
 mod pipeline;
 pub mod schema;

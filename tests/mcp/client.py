@@ -1,0 +1,100 @@
+"""Drives an MCP server with the official Python SDK (`mcp` on PyPI) and prints what it saw.
+
+Used by the Rust tests in tests/mcp_python.rs; not a test on its own. Usage:
+
+    python client.py (--stdio CMD [ARG...] | --url URL) --mode (legacy|modern) --calls JSON
+
+* legacy: `ClientSession.initialize()` (the 2025-11-25 handshake), then `list_tools`,
+  then `call_tool` for each call;
+* modern: `Client(mode="auto")`, which probes `server/discover` and speaks the stateless
+  2026-07-28 revision when the server does (falling back to `initialize` otherwise: the
+  printed `protocol_version` tells which happened).
+
+`--calls` is a JSON list of `[name, arguments]`. The output (stdout) is one JSON object:
+`protocol_version`, `server`, `tools` (as listed), and per call either `result` (the
+`CallToolResult`, with `structured_valid`: whether `structuredContent` validates against
+the tool's `outputSchema`) or `error` (`code`, `message`) for a protocol error.
+"""
+
+import argparse
+import json
+import sys
+
+import anyio
+import jsonschema
+from mcp import Client, ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+
+def dump(model):
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+async def exercise(session, calls, protocol_version, server):
+    listed = await session.list_tools()
+    tools = [dump(t) for t in listed.tools]
+    schemas = {t["name"]: t.get("outputSchema") for t in tools}
+    # Only the fields the server sent (the model fills in defaults for the others).
+    sent = listed.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    listing = {k: v for k, v in sent.items() if k != "tools"}
+    report = {"protocol_version": protocol_version, "server": server, "tools": tools, "list": listing, "calls": []}
+    for name, arguments in calls:
+        entry = {"name": name, "arguments": arguments}
+        try:
+            result = dump(await session.call_tool(name, arguments))
+            structured = result.get("structuredContent")
+            if structured is not None and schemas.get(name):
+                try:
+                    jsonschema.validate(structured, schemas[name])
+                    result["structured_valid"] = True
+                except jsonschema.ValidationError as error:
+                    result["structured_valid"] = False
+                    result["validation_error"] = str(error)
+            entry["result"] = result
+        except MCPError as error:
+            entry["error"] = {"code": error.code, "message": error.message}
+        report["calls"].append(entry)
+    return report
+
+
+async def legacy(streams, calls):
+    read, write = streams
+    async with ClientSession(read, write) as session:
+        init = await session.initialize()
+        server = dump(init.server_info) if init.server_info else None
+        return await exercise(session, calls, init.protocol_version, server)
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--stdio", nargs=argparse.REMAINDER)
+    parser.add_argument("--url")
+    parser.add_argument("--mode", choices=["legacy", "modern"], required=True)
+    parser.add_argument("--calls", default="[]")
+    args = parser.parse_args()
+    calls = json.loads(args.calls)
+
+    if args.stdio:
+        target = StdioServerParameters(command=args.stdio[0], args=args.stdio[1:])
+    else:
+        target = args.url
+
+    if args.mode == "legacy":
+        if args.stdio:
+            async with stdio_client(target) as streams:
+                report = await legacy(streams, calls)
+        else:
+            async with streamable_http_client(target) as streams:
+                report = await legacy(streams, calls)
+    else:
+        async with Client(target, mode="auto") as client:
+            server = dump(client.server_info) if client.server_info else None
+            report = await exercise(client, calls, client.protocol_version, server)
+    json.dump(report, sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    anyio.run(main)

@@ -1,0 +1,168 @@
+//! What the MCP tests share: the example server binary, a Python with the official `mcp`
+//! client, scratch directories. Included with `#[path]` by the `tests/mcp_*.rs` files.
+
+#![allow(dead_code)] // each test file uses its own part
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// The repository root.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `cargo test` builds the examples next to the test binaries (`target/<profile>/examples`).
+pub fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>");
+    let path = profile_dir.join("examples").join(name);
+    assert!(path.exists(), "{} was not built; run the tests with `cargo test`", path.display());
+    path
+}
+
+/// A fresh directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// The pinned version of the Python `mcp` package (`tests/mcp/requirements.txt`).
+fn requirements() -> PathBuf {
+    root().join("tests/mcp/requirements.txt")
+}
+
+/// A Python interpreter with the pinned `mcp` package: `$TOOLKIT_MCP_PYTHON` if set,
+/// else the virtual environment `target/mcp-venv` (which `.ci/run` creates), created
+/// here when it is missing. Never skips: without Python the tests fail and say why.
+pub fn python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        if let Some(python) = std::env::var_os("TOOLKIT_MCP_PYTHON") {
+            return PathBuf::from(python);
+        }
+        let venv = root().join("target/mcp-venv");
+        let python = venv.join("bin/python");
+        if has_pinned_mcp(&python) {
+            return python;
+        }
+        // Test binaries may run at once: one creates the environment, the others wait.
+        std::fs::create_dir_all(root().join("target")).expect("target/");
+        let lock = std::fs::File::create(root().join("target/mcp-venv.lock")).expect("lock file");
+        lock.lock().expect("lock target/mcp-venv.lock");
+        if !has_pinned_mcp(&python) {
+            eprintln!("creating {} with the Python `mcp` client (once)", venv.display());
+            let made = Command::new("python3").arg("-m").arg("venv").arg(&venv).status();
+            assert!(
+                made.is_ok_and(|s| s.success()),
+                "`python3 -m venv {}` failed: the MCP client tests need Python 3.10+ with venv",
+                venv.display()
+            );
+            let pip = Command::new(&python)
+                .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"])
+                .arg(requirements())
+                .status();
+            assert!(
+                pip.is_ok_and(|s| s.success()),
+                "installing the Python `mcp` client into {} failed",
+                venv.display()
+            );
+        }
+        python
+    })
+}
+
+fn has_pinned_mcp(python: &Path) -> bool {
+    let pinned = std::fs::read_to_string(requirements()).expect("tests/mcp/requirements.txt");
+    let version = pinned.trim().trim_start_matches("mcp==").to_string();
+    Command::new(python)
+        .args(["-c", &format!("import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '{version}')")])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Runs `tests/mcp/client.py` (the official Python client) and returns its report.
+pub fn python_client(mode: &str, calls: &Value, target: &[String]) -> Value {
+    let out = Command::new(python())
+        .arg(root().join("tests/mcp/client.py"))
+        .args(["--mode", mode, "--calls", &calls.to_string()])
+        .args(target)
+        .output()
+        .expect("python runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the Python client failed ({mode}):\n{stderr}");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("report is not JSON ({e}):\n{stderr}"))
+}
+
+/// The arguments that make the Python client start the example server over stdio.
+pub fn stdio_target(data: &Path, audit: &Path) -> Vec<String> {
+    let server = example("mcp_server");
+    ["--stdio", &server.to_string_lossy(), "--data", &data.to_string_lossy(), "--audit", &audit.to_string_lossy()]
+        .map(String::from)
+        .to_vec()
+}
+
+/// The example server on streamable HTTP, on a free loopback port; killed on drop.
+pub struct HttpServer {
+    child: Child,
+    /// `http://127.0.0.1:PORT/mcp`
+    pub url: String,
+}
+
+impl HttpServer {
+    pub fn start(data: &Path, audit: &Path) -> HttpServer {
+        let mut child = Command::new(example("mcp_server"))
+            .args(["--http", "127.0.0.1:0", "--data"])
+            .arg(data)
+            .arg("--audit")
+            .arg(audit)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mcp_server starts");
+        let stderr = child.stderr.take().expect("stderr");
+        let mut lines = BufReader::new(stderr).lines();
+        let mut seen = String::new();
+        let url = loop {
+            match lines.next() {
+                Some(Ok(line)) => {
+                    if let Some(url) = line.strip_prefix("listening on ") {
+                        break url.trim().to_string();
+                    }
+                    seen.push_str(&line);
+                    seen.push('\n');
+                }
+                _ => panic!("mcp_server exited before listening:\n{seen}"),
+            }
+        };
+        // Keep draining stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        HttpServer { child, url }
+    }
+
+    /// Stops the server the way Ctrl-C does and waits for it to exit.
+    pub fn stop(mut self) -> std::process::ExitStatus {
+        let _ = Command::new("kill").args(["-INT", &self.child.id().to_string()]).status();
+        self.child.wait().expect("wait for mcp_server")
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The lines of a JSON Lines audit log.
+pub fn audit_lines(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines().map(|l| serde_json::from_str(l).expect("audit line is JSON")).collect()
+}

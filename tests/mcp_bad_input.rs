@@ -1,0 +1,398 @@
+//! An MCP server facing a bad client: malformed JSON-RPC, wrong protocol versions,
+//! huge or deeply nested arguments, unknown methods, cancellations and a client that
+//! disconnects mid-call. Each gets a clear protocol error or a clean shutdown, never a
+//! panic, and every call that reached the toolbox is in the audit trail.
+//!
+//! The server runs in-process (`McpServer::serve` over an in-memory pipe) and the client
+//! writes raw JSON-RPC lines, as a buggy or hostile client would; the HTTP case runs the
+//! example server and sends raw HTTP requests.
+
+#[path = "mcp/support.rs"]
+mod support;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
+use tokio::task::JoinHandle;
+use toolkit::mcp::{McpError, McpServer};
+use toolkit::{CallRecord, FnTool, Outcome, Output, ToolSpec, Toolbox};
+
+/// A tool that takes `ms` milliseconds, and tells when it was cancelled (dropped
+/// before finishing).
+fn slow_tool(cancelled: Arc<AtomicBool>) -> impl toolkit::DynTool {
+    let spec = ToolSpec::new(
+        "slow",
+        "Wait, then answer.",
+        json!({"type": "object", "properties": {"ms": {"type": "integer"}}, "required": ["ms"], "additionalProperties": false}),
+    );
+    FnTool::new(spec, move |args| {
+        let guard = DropFlag { flag: Arc::clone(&cancelled), finished: false };
+        async move {
+            let mut guard = guard; // the whole guard, not just the field it writes
+            tokio::time::sleep(Duration::from_millis(args["ms"].as_u64().unwrap_or(0))).await;
+            guard.finished = true;
+            Ok(Output::text("done"))
+        }
+    })
+}
+
+/// Sets its flag when dropped before the work finished.
+struct DropFlag {
+    flag: Arc<AtomicBool>,
+    finished: bool,
+}
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.flag.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// A tool that never finishes within its 50 ms timeout.
+fn stuck_tool() -> impl toolkit::DynTool {
+    let spec =
+        ToolSpec::new("stuck", "Hang.", json!({"type": "object", "properties": {}, "additionalProperties": false}))
+            .with_timeout(Duration::from_millis(50));
+    FnTool::new(spec, |_| async {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        Ok(Output::text("never"))
+    })
+}
+
+fn echo_tool() -> impl toolkit::DynTool {
+    let spec = ToolSpec::new(
+        "echo",
+        "Echo the value.",
+        json!({"type": "object", "properties": {"value": {}}, "required": ["value"], "additionalProperties": false}),
+    );
+    FnTool::new(
+        spec,
+        |args| async move { Ok(Output::text(args["value"].to_string().chars().take(50).collect::<String>())) },
+    )
+}
+
+struct Harness {
+    client: Raw,
+    server: JoinHandle<Result<(), McpError>>,
+    records: Arc<Mutex<Vec<(String, Outcome)>>>,
+    cancelled: Arc<AtomicBool>,
+}
+
+struct Raw {
+    write: WriteHalf<DuplexStream>,
+    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
+}
+
+impl Raw {
+    async fn send(&mut self, line: &str) {
+        self.write.write_all(line.as_bytes()).await.expect("server reads");
+        self.write.write_all(b"\n").await.expect("server reads");
+    }
+
+    /// The next message from the server (a test fails rather than hangs if none comes).
+    async fn recv(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(20), self.lines.next_line())
+            .await
+            .expect("the server answers")
+            .expect("read")
+            .expect("the server is still connected");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+}
+
+fn start() -> Harness {
+    let records = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&records);
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let mut tools =
+        Toolbox::new().with_sink(move |r: &CallRecord| seen.lock().unwrap().push((r.tool.clone(), r.outcome)));
+    tools.add_dynamic(slow_tool(Arc::clone(&cancelled))).unwrap();
+    tools.add_dynamic(echo_tool()).unwrap();
+    tools.add_dynamic(stuck_tool()).unwrap();
+    let (client_side, server_side) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_side);
+    let server = tokio::spawn(McpServer::new(tools).serve(server_read, server_write));
+    let (read, write) = tokio::io::split(client_side);
+    Harness { client: Raw { write, lines: BufReader::new(read).lines() }, server, records, cancelled }
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+async fn initialized() -> Harness {
+    let mut h = start();
+    h.client.send(INITIALIZE).await;
+    assert_eq!(h.client.recv().await["result"]["protocolVersion"], "2025-11-25");
+    h.client.send(INITIALIZED).await;
+    h
+}
+
+fn call(id: u64, name: &str, arguments: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+        .to_string()
+}
+
+/// Closes the client's side and checks the server shut down cleanly.
+async fn disconnect(h: Harness) -> Vec<(String, Outcome)> {
+    drop(h.client);
+    let ended =
+        tokio::time::timeout(Duration::from_secs(20), h.server).await.expect("the server stops").expect("no panic");
+    ended.expect("a clean shutdown");
+    h.records.lock().unwrap().clone()
+}
+
+#[tokio::test]
+async fn malformed_json_rpc_is_skipped_or_refused_and_the_session_goes_on() {
+    let mut h = initialized().await;
+    // Not JSON at all: no id to answer to, so the SDK skips the line (as every official
+    // MCP SDK does, to avoid error storms)...
+    h.client.send("{this is not json").await;
+    // ...JSON that is not a JSON-RPC message is refused with Invalid Request...
+    h.client.send("[1, 2, 3]").await;
+    let refused = h.client.recv().await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    h.client.send(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"not an object"}"#).await;
+    let refused = h.client.recv().await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    // ...an unknown method is Method not found, promptly...
+    h.client.send(r#"{"jsonrpc":"2.0","id":8,"method":"tools/frobnicate","params":{}}"#).await;
+    let unknown = h.client.recv().await;
+    assert_eq!((unknown["id"].clone(), unknown["error"]["code"].clone()), (json!(8), json!(-32601)), "{unknown}");
+    // ...and the session still serves calls.
+    h.client.send(&call(9, "echo", json!({"value": "still here"}))).await;
+    let ok = h.client.recv().await;
+    assert_eq!(ok["id"], 9);
+    assert_eq!(ok["result"]["content"][0]["text"], "\"still here\"");
+    assert_eq!(disconnect(h).await, [("echo".to_string(), Outcome::Ok)]);
+}
+
+#[tokio::test]
+async fn wrong_protocol_versions_are_negotiated_or_refused_with_the_supported_list() {
+    let mut h = start();
+    // An unknown version at initialize: the server answers with the newest one it has
+    // (the client then decides whether it can go on).
+    h.client.send(&INITIALIZE.replace("2025-11-25", "1999-01-01")).await;
+    let init = h.client.recv().await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    h.client.send(INITIALIZED).await;
+    // A per-request version the server does not speak: -32022 with what it supports.
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": {}});
+    h.client
+        .send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}).to_string())
+        .await;
+    let refused = h.client.recv().await;
+    assert_eq!(refused["error"]["code"], -32022, "{refused}");
+    let supported = refused["error"]["data"]["supported"].as_array().unwrap();
+    assert!(supported.contains(&json!("2025-11-25")) && supported.contains(&json!("2026-07-28")), "{refused}");
+    assert!(disconnect(h).await.is_empty());
+}
+
+#[tokio::test]
+async fn a_modern_request_without_its_metadata_is_invalid_params() {
+    let mut h = start();
+    // 2026-07-28: no handshake, every request carries its own `_meta`. A discover
+    // without it is refused, one with it is answered.
+    h.client.send(r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}"#).await;
+    let refused = h.client.recv().await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    h.client
+        .send(&json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {"_meta": meta}}).to_string())
+        .await;
+    let discovered = h.client.recv().await;
+    assert!(
+        discovered["result"]["supportedVersions"].as_array().unwrap().contains(&json!("2026-07-28")),
+        "{discovered}"
+    );
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": meta}});
+    h.client.send(&list.to_string()).await;
+    let listed = h.client.recv().await;
+    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 3, "{listed}");
+    assert_eq!(listed["result"]["ttlMs"], 300_000, "{listed}");
+    assert_eq!(listed["result"]["resultType"], "complete", "{listed}");
+    assert!(disconnect(h).await.is_empty());
+}
+
+#[tokio::test]
+async fn huge_and_deeply_nested_arguments_are_results_the_model_can_read() {
+    let mut h = initialized().await;
+    // Over the toolbox's argument limit (1 MiB): an error result, not a crash.
+    h.client.send(&call(1, "echo", json!({"value": "x".repeat(2 << 20)}))).await;
+    let huge = h.client.recv().await;
+    assert_eq!(huge["result"]["isError"], true, "{huge}");
+    assert!(huge["result"]["content"][0]["text"].as_str().unwrap().contains("the arguments are too large"), "{huge}");
+    // Nested 100 deep: parsed and passed on like any value.
+    let mut deep = json!(1);
+    for _ in 0..100 {
+        deep = json!([deep]);
+    }
+    h.client.send(&call(2, "echo", json!({"value": deep}))).await;
+    let nested = h.client.recv().await;
+    assert_eq!(nested["result"]["isError"], false, "{nested}");
+    // Nested 100 000 deep: past the JSON parser's recursion limit, the line is
+    // unparsable and skipped (no stack overflow); the next request is served.
+    let abyss = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"echo","arguments":{{"value":{}1{}}}}}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    h.client.send(&abyss).await;
+    h.client.send(&call(4, "echo", json!({"value": "after"}))).await;
+    let after = h.client.recv().await;
+    assert_eq!(after["id"], 4, "the abyss got no answer, the next call did: {after}");
+    let records = disconnect(h).await;
+    let outcomes: Vec<&str> = records.iter().map(|(_, o)| o.label()).collect();
+    assert_eq!(outcomes, ["failed", "ok", "ok"]);
+}
+
+#[tokio::test]
+async fn a_timeout_is_an_error_result_the_model_can_read() {
+    let mut h = initialized().await;
+    h.client.send(&call(1, "stuck", json!({}))).await;
+    let timed_out = h.client.recv().await;
+    assert_eq!(timed_out["result"]["isError"], true, "{timed_out}");
+    let text = timed_out["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("`stuck` did not finish within 50ms and was stopped"), "{text}");
+    let records = disconnect(h).await;
+    assert_eq!(records, [("stuck".to_string(), Outcome::Failed(toolkit::ErrorKind::TimedOut))]);
+}
+
+#[tokio::test]
+async fn a_client_cancellation_cancels_the_running_tool() {
+    let mut h = initialized().await;
+    h.client.send(&call(1, "slow", json!({"ms": 60_000}))).await;
+    // Wait until the call is running (the echo after it is answered first: calls run
+    // concurrently).
+    h.client.send(&call(2, "echo", json!({"value": 1}))).await;
+    assert_eq!(h.client.recv().await["id"], 2);
+    h.client
+        .send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user pressed stop"}}"#)
+        .await;
+    // No answer is due for a cancelled request; the session goes on.
+    h.client.send(&call(3, "echo", json!({"value": 3}))).await;
+    assert_eq!(h.client.recv().await["id"], 3);
+    let cancelled = Arc::clone(&h.cancelled);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while !cancelled.load(Ordering::SeqCst) && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(cancelled.load(Ordering::SeqCst), "the slow tool was dropped mid-sleep");
+    // The cancelled call still has its one record, as `cancelled` (the toolbox's guard
+    // delivers it when the call's future is dropped).
+    let mut records = disconnect(h).await;
+    records.sort_by_key(|(tool, outcome)| (tool.clone(), outcome.label()));
+    assert_eq!(
+        records,
+        [
+            ("echo".to_string(), Outcome::Ok),
+            ("echo".to_string(), Outcome::Ok),
+            ("slow".to_string(), Outcome::Cancelled)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_client_that_disconnects_mid_call_still_gets_the_call_audited() {
+    let mut h = initialized().await;
+    // Longer than the 5 s the SDK waits for in-flight responses after a disconnect
+    // before it cancels their handlers.
+    h.client.send(&call(1, "slow", json!({"ms": 6_000}))).await;
+    h.client.send(&call(2, "echo", json!({"value": 1}))).await;
+    assert_eq!(h.client.recv().await["id"], 2, "the slow call is running");
+    // The client goes away with the slow call in flight: the server lets it finish,
+    // records it, and only then returns from `serve`.
+    let cancelled = Arc::clone(&h.cancelled);
+    let records = disconnect(h).await;
+    assert!(!cancelled.load(Ordering::SeqCst), "a disconnect is not a cancellation");
+    assert_eq!(records, [("echo".to_string(), Outcome::Ok), ("slow".to_string(), Outcome::Ok)]);
+}
+
+#[tokio::test]
+async fn a_client_that_leaves_before_saying_anything_is_a_clean_end() {
+    let h = start();
+    assert!(disconnect(h).await.is_empty());
+}
+
+/// One HTTP/1.1 request on a fresh connection: the status code and the body.
+fn http(url: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let authority = url.trim_start_matches("http://").split('/').next().unwrap();
+    let mut stream = std::net::TcpStream::connect(authority).expect("connect");
+    let mut request =
+        format!("POST {path} HTTP/1.1\r\nHost: {authority}\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).expect("send");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("receive");
+    let status = response.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, response.split("\r\n\r\n").nth(1).unwrap_or_default().to_string())
+}
+
+#[test]
+fn bad_http_requests_get_clear_http_errors_and_the_server_stays_up() {
+    let dir = support::scratch("mcp-http-bad");
+    let server = support::HttpServer::start(&dir.join("data"), &dir.join("audit.jsonl"));
+    let json = [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+    let (status, body) = http(&server.url, "/mcp", &json, "{this is not json");
+    assert_eq!(status, 415, "{body}");
+    assert!(body.contains("fail to deserialize request body"), "{body}");
+    let mut wrong_version = json.to_vec();
+    wrong_version.push(("MCP-Protocol-Version", "2099-01-01"));
+    let (status, body) = http(&server.url, "/mcp", &wrong_version, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("Unsupported MCP-Protocol-Version: 2099-01-01"), "{body}");
+    let (status, body) = http(&server.url, "/elsewhere", &json, "{}");
+    assert_eq!(status, 404, "{body}");
+    assert!(body.contains("the MCP endpoint is /mcp"), "{body}");
+    // Still serving: a well-formed initialize is answered.
+    let initialize = INITIALIZE.replace("\"id\":0", "\"id\":1");
+    let (status, body) = http(&server.url, "/mcp", &json, &initialize);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"protocolVersion\":\"2025-11-25\""), "{body}");
+    assert!(server.stop().success(), "a clean shutdown");
+}
+
+#[test]
+fn a_host_that_terminates_the_stdio_server_still_gets_the_calls_audited() {
+    use std::io::{BufRead, Write};
+    let dir = support::scratch("mcp-sigterm");
+    let audit = dir.join("audit.jsonl");
+    let mut server = std::process::Command::new(support::example("mcp_server"))
+        .arg("--data")
+        .arg(dir.join("data"))
+        .arg("--audit")
+        .arg(&audit)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("mcp_server starts");
+    let mut stdin = server.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(server.stdout.take().unwrap());
+    let mut line = String::new();
+    writeln!(stdin, "{INITIALIZE}\n{INITIALIZED}").unwrap();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains("\"protocolVersion\""), "{line}");
+    writeln!(stdin, "{}", call(1, "get_weather", json!({"location": "Paris"}))).unwrap();
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains("overcast"), "{line}");
+    // The host quits: SIGTERM with stdin still open.
+    let terminated = std::process::Command::new("kill").args(["-TERM", &server.id().to_string()]).status();
+    assert!(terminated.is_ok_and(|s| s.success()));
+    assert!(server.wait().unwrap().success(), "a clean exit on SIGTERM");
+    drop(stdin);
+    let lines = support::audit_lines(&audit);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["tool"], "get_weather");
+    assert_eq!(lines[0]["outcome"], "ok");
+}

@@ -1,0 +1,105 @@
+//! `McpTools` imports the tools of an MCP server (here our own example server, over
+//! stdio) into a toolbox, where the toolbox's hooks govern them like local tools.
+
+#[path = "mcp/support.rs"]
+mod support;
+
+use std::sync::{Arc, Mutex};
+
+use support::{example, scratch};
+use toolkit::mcp::McpTools;
+use toolkit::prelude::*;
+use toolkit::{CallRecord, ErrorKind, Outcome, Target, Toolbox, hook};
+
+/// Remote reads are not allowed in this toolbox, whatever the server permits.
+#[hook(before, matching = "ex_read_*")]
+fn no_remote_reads(_call: &mut BeforeCall<'_>) -> Decision {
+    Decision::Block("reading remote files is disabled in this agent".into())
+}
+
+async fn connect(name: &str) -> McpTools {
+    let dir = scratch(name);
+    let mut command = tokio::process::Command::new(example("mcp_server"));
+    command.arg("--data").arg(dir.join("data")).arg("--audit").arg(dir.join("audit.jsonl"));
+    command.env("RUST_LOG", "error");
+    McpTools::connect_stdio(command).await.expect("connects to the example server")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn imported_tools_run_remotely_under_local_hooks() {
+    let remote = connect("mcp-client").await.with_prefix("ex_");
+    let records = Arc::new(Mutex::new(Vec::<(String, Outcome)>::new()));
+    let seen = Arc::clone(&records);
+    let mut tools = Toolbox::new()
+        .with_hook(no_remote_reads::hook())
+        .with_sink(move |r: &CallRecord| seen.lock().unwrap().push((r.tool.clone(), r.outcome)));
+    assert_eq!(remote.add_to(&mut tools).expect("names are free"), 4);
+    assert_eq!(tools.names(), ["ex_read_file", "ex_list_files", "ex_current_time", "ex_get_weather"]);
+
+    // Schemas and annotations pass through unchanged.
+    let weather = tools.spec("ex_get_weather").unwrap();
+    assert_eq!(weather.input_schema, serde_json::Value::Object((*remote.tools()[3].input_schema).clone()));
+    assert!(weather.output_schema.is_some());
+    assert!(weather.annotations.read_only && weather.annotations.open_world && !weather.annotations.destructive);
+    tools.validate(Target::Anthropic).expect("Anthropic takes the imported schemas");
+
+    // A remote call that works, with the server's hooks (its sandbox) on its side...
+    let ok = tools.call(ToolCall::new("1", "ex_get_weather", r#"{"location":"Paris"}"#)).await;
+    assert!(!ok.is_error(), "{ok:?}");
+    assert!(ok.content.contains(r#""conditions":"overcast""#), "{}", ok.content);
+    let listed = tools.call(ToolCall::new("2", "ex_list_files", r#"{"path":"."}"#)).await;
+    assert!(listed.content.contains("report.md"), "{}", listed.content);
+    let outside = tools.call(ToolCall::new("3", "ex_list_files", r#"{"path":"/etc"}"#)).await;
+    assert_eq!(outside.kind(), Some(ErrorKind::ToolFailed), "{outside:?}");
+    assert!(outside.content.contains("outside the allowed directories"), "{}", outside.content);
+
+    // ...and a local hook blocking an imported tool before anything is sent.
+    let blocked = tools.call(ToolCall::new("4", "ex_read_file", r#"{"path":"report.md"}"#)).await;
+    assert_eq!(blocked.kind(), Some(ErrorKind::Blocked));
+    assert_eq!(blocked.content, "blocked: reading remote files is disabled in this agent");
+
+    // A remote tool error is a failed call with the server's text.
+    let unknown_city = tools.call(ToolCall::new("5", "ex_get_weather", r#"{"location":"Atlantis"}"#)).await;
+    assert_eq!(unknown_city.kind(), Some(ErrorKind::ToolFailed));
+    assert!(unknown_city.content.contains("no weather data for `Atlantis`"), "{}", unknown_city.content);
+
+    let outcomes = records.lock().unwrap().clone();
+    assert_eq!(
+        outcomes,
+        [
+            ("ex_get_weather".into(), Outcome::Ok),
+            ("ex_list_files".into(), Outcome::Ok),
+            ("ex_list_files".into(), Outcome::Failed(ErrorKind::ToolFailed)),
+            ("ex_read_file".into(), Outcome::Blocked),
+            ("ex_get_weather".into(), Outcome::Failed(ErrorKind::ToolFailed)),
+        ]
+    );
+    remote.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_connection_makes_imported_tools_unavailable_not_panicking() {
+    let remote = connect("mcp-client-closed").await;
+    let mut tools = Toolbox::new();
+    remote.add_to(&mut tools).unwrap();
+    let again = connect("mcp-client-dup").await;
+    let taken = again.add_to(&mut tools).unwrap_err();
+    assert!(taken.to_string().contains("`read_file` is already in this toolbox"), "{taken}");
+    again.close().await;
+    remote.close().await;
+    let r = tools.call(ToolCall::new("1", "current_time", "{}")).await;
+    assert_eq!(r.kind(), Some(ErrorKind::Unavailable), "{r:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_import_over_streamable_http_too() {
+    let dir = scratch("mcp-client-http");
+    let server = support::HttpServer::start(&dir.join("data"), &dir.join("audit.jsonl"));
+    let remote = McpTools::connect_http(&server.url).await.expect("connects over HTTP");
+    let mut tools = Toolbox::new();
+    assert_eq!(remote.add_to(&mut tools).unwrap(), 4);
+    let weather = tools.call(ToolCall::new("1", "get_weather", r#"{"location":"Beijing","unit":"fahrenheit"}"#)).await;
+    assert!(weather.content.contains(r#""temperature":71.6"#), "{weather:?}");
+    remote.close().await;
+    assert!(server.stop().success());
+}

@@ -1,0 +1,244 @@
+//! Importing the tools of an MCP server into a toolbox.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, Tool};
+use rmcp::service::{Peer, RoleClient, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ServiceError, ServiceExt};
+use serde_json::{Map, Value};
+
+use super::McpError;
+use crate::{Annotations, ErrorKind, FnTool, Output, ToolError, ToolSpec, Toolbox};
+
+/// The tools of an external MCP server, ready to join a [`Toolbox`].
+///
+/// [`connect_stdio`](McpTools::connect_stdio) starts a server process and talks to it
+/// over its stdin/stdout; [`connect_http`](McpTools::connect_http) talks to a
+/// streamable HTTP endpoint. Either lists the server's tools once;
+/// [`add_to`](McpTools::add_to) then adds them to a toolbox as run-time tools (under an
+/// optional [`prefix`](McpTools::with_prefix)), so the toolbox's hooks (sandbox, audit,
+/// approval, rate limit, ...) govern them like any other tool, and
+/// [`Toolbox::validate`] tells what a provider cannot take of their schemas, which pass
+/// through unchanged.
+///
+/// A call the server answers with `isError: true` is a failed call
+/// ([`ErrorKind::ToolFailed`]) with the server's text; a server that cannot be reached is
+/// [`ErrorKind::Unavailable`]. The connection lives as long as the tools or this value;
+/// [`close`](McpTools::close) ends it (and the server process) at once.
+///
+/// ```no_run
+/// use toolkit::mcp::McpTools;
+/// use toolkit::Toolbox;
+///
+/// # async fn run() -> Result<(), toolkit::mcp::McpError> {
+/// let mut command = tokio::process::Command::new("my-mcp-server");
+/// command.arg("--stdio");
+/// let remote = McpTools::connect_stdio(command).await?.with_prefix("files_");
+/// let mut tools = Toolbox::new();
+/// remote.add_to(&mut tools)?;
+/// assert!(tools.validate(toolkit::Target::OpenAiChat).is_ok());
+/// # Ok(()) }
+/// ```
+pub struct McpTools {
+    client: Arc<RunningService<RoleClient, ()>>,
+    tools: Vec<Tool>,
+    prefix: String,
+    timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for McpTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_ref()).collect();
+        f.debug_struct("McpTools").field("tools", &names).field("prefix", &self.prefix).finish_non_exhaustive()
+    }
+}
+
+impl McpTools {
+    /// Starts `command` as an MCP server speaking over its stdin/stdout (its stderr is
+    /// inherited), and lists its tools.
+    pub async fn connect_stdio(command: tokio::process::Command) -> Result<Self, McpError> {
+        let transport = TokioChildProcess::new(command)?;
+        let client = ().serve(transport).await.map_err(|e| McpError::Handshake(e.to_string()))?;
+        Self::listed(client).await
+    }
+
+    /// Connects to a streamable HTTP endpoint (`http://127.0.0.1:8080/mcp`, or
+    /// `https://...`) and lists its tools.
+    pub async fn connect_http(url: &str) -> Result<Self, McpError> {
+        let transport = StreamableHttpClientTransport::from_uri(url);
+        let client = ().serve(transport).await.map_err(|e| McpError::Handshake(e.to_string()))?;
+        Self::listed(client).await
+    }
+
+    async fn listed(client: RunningService<RoleClient, ()>) -> Result<Self, McpError> {
+        let tools = client
+            .peer()
+            .list_all_tools()
+            .await
+            .map_err(|e| McpError::Request { method: "tools/list", message: e.to_string() })?;
+        Ok(McpTools { client: Arc::new(client), tools, prefix: String::new(), timeout: None })
+    }
+
+    /// Names the tools `{prefix}{name}` in the toolbox (`files_read_file`), to keep
+    /// apart tools of several servers and to let hooks match them (`matching =
+    /// "files_*"`). The server still sees its own names.
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// The time each call may take before it fails with `timed_out` (default: the
+    /// toolbox's [`Limits::default_timeout`](crate::Limits::default_timeout)).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The tools the server listed, as it described them.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The specs the tools get in a toolbox: prefixed names (characters a model
+    /// provider does not accept in a name become `_`), the server's schemas unchanged,
+    /// its annotations (MCP defaults where absent: not read-only, destructive, not
+    /// idempotent, open world).
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.iter().map(|tool| self.spec(tool)).collect()
+    }
+
+    fn spec(&self, tool: &Tool) -> ToolSpec {
+        let name = local_name(&self.prefix, &tool.name);
+        let description = tool.description.as_deref().unwrap_or_default();
+        let mut spec = ToolSpec::new(name, description, Value::Object((*tool.input_schema).clone()));
+        if let Some(output) = &tool.output_schema {
+            spec = spec.with_output_schema(Value::Object((**output).clone()));
+        }
+        let hints = tool.annotations.clone().unwrap_or_default();
+        let read_only = hints.read_only_hint.unwrap_or(false);
+        spec = spec.with_annotations(Annotations {
+            read_only,
+            destructive: !read_only && hints.destructive_hint.unwrap_or(true),
+            idempotent: hints.idempotent_hint.unwrap_or(false),
+            open_world: hints.open_world_hint.unwrap_or(true),
+        });
+        if let Some(title) = tool.title.clone().or(hints.title) {
+            spec = spec.with_title(title);
+        }
+        if let Some(timeout) = self.timeout {
+            spec = spec.with_timeout(timeout);
+        }
+        spec
+    }
+
+    /// Adds every tool to `toolbox` as a run-time tool; returns how many. Fails, adding
+    /// none, if a name is already taken.
+    pub fn add_to(&self, toolbox: &mut Toolbox) -> Result<usize, McpError> {
+        let specs = self.specs();
+        if let Some(taken) = specs.iter().find(|s| toolbox.spec(&s.name).is_some()) {
+            return Err(crate::ToolboxError::DuplicateName(taken.name.clone()).into());
+        }
+        for (tool, spec) in self.tools.iter().zip(specs) {
+            let peer = self.client.peer().clone();
+            let remote: Arc<str> = Arc::from(tool.name.as_ref());
+            // The tool keeps the connection alive as long as it is in a toolbox.
+            let client = Arc::clone(&self.client);
+            toolbox.add_dynamic(FnTool::new(spec, move |arguments| {
+                let _keep_alive = &client;
+                call_remote(peer.clone(), Arc::clone(&remote), arguments)
+            }))?;
+        }
+        Ok(self.tools.len())
+    }
+
+    /// Ends the connection now (and stops a server process started by
+    /// [`connect_stdio`](McpTools::connect_stdio)); calls of the imported tools then
+    /// fail as unavailable.
+    pub async fn close(self) {
+        self.client.cancellation_token().cancel();
+    }
+}
+
+async fn call_remote(
+    peer: Peer<RoleClient>,
+    remote: Arc<str>,
+    arguments: Map<String, Value>,
+) -> Result<Output, ToolError> {
+    let mut params = CallToolRequestParams::new(Cow::Owned(remote.to_string()));
+    params.arguments = Some(arguments);
+    match peer.call_tool(params).await {
+        Ok(result) => from_mcp_result(result),
+        Err(error) => Err(unreachable_error(&remote, error)),
+    }
+}
+
+/// A toolbox outcome of an MCP result: its text blocks (joined by newlines; other
+/// blocks are named), or its structured content when it has no text.
+fn from_mcp_result(result: CallToolResult) -> Result<Output, ToolError> {
+    let mut parts: Vec<String> = result.content.iter().map(describe_block).collect();
+    if parts.is_empty()
+        && let Some(structured) = &result.structured_content
+    {
+        parts.push(structured.to_string());
+    }
+    let text = parts.join("\n");
+    if result.is_error == Some(true) {
+        return Err(ToolError::new(ErrorKind::ToolFailed, text));
+    }
+    Ok(Output::text(text))
+}
+
+fn describe_block(block: &ContentBlock) -> String {
+    match block {
+        ContentBlock::Text(text) => text.text.clone(),
+        other => match serde_json::to_value(other) {
+            Ok(value) => {
+                let kind = value.get("type").and_then(Value::as_str).unwrap_or("content");
+                let mime = value.get("mimeType").and_then(Value::as_str).map(|m| format!(" ({m})")).unwrap_or_default();
+                let uri = value.get("uri").and_then(Value::as_str).map(|u| format!(" {u}")).unwrap_or_default();
+                format!("[{kind}{mime}{uri}]")
+            }
+            Err(_) => "[content]".to_string(),
+        },
+    }
+}
+
+fn unreachable_error(remote: &str, error: ServiceError) -> ToolError {
+    let message = match &error {
+        ServiceError::McpError(data) => format!("The MCP server refused the call: {}", data.message),
+        _ => "The MCP server providing this tool is not reachable; try again later or use another tool.".to_string(),
+    };
+    ToolError::new(ErrorKind::Unavailable, message).with_detail(format!("MCP tool `{remote}`: {error}"))
+}
+
+/// `{prefix}{name}`, with what a provider does not accept in a tool name replaced by `_`
+/// and cut to 64 characters.
+fn local_name(prefix: &str, name: &str) -> String {
+    format!("{prefix}{name}")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .take(64)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_made_acceptable_to_every_provider() {
+        assert_eq!(local_name("gh_", "repos.list"), "gh_repos_list");
+        assert_eq!(local_name("", &"x".repeat(80)).len(), 64);
+    }
+
+    #[test]
+    fn error_results_are_failed_calls_with_the_servers_text() {
+        let failed = from_mcp_result(CallToolResult::error(vec![ContentBlock::text("no such city")])).unwrap_err();
+        assert_eq!((failed.kind, failed.message.as_str()), (ErrorKind::ToolFailed, "no such city"));
+        let ok = from_mcp_result(CallToolResult::success(vec![ContentBlock::text("a"), ContentBlock::text("b")]));
+        assert_eq!(ok.unwrap().as_str(), "a\nb");
+    }
+}

@@ -1,0 +1,389 @@
+//! Serving a toolbox over MCP.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::McpError;
+use crate::schema::Target;
+use crate::{ToolCall, ToolResult, Toolbox};
+
+/// How long an MCP client may cache the tool list of a 2026-07-28 session, by default.
+const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
+
+/// A [`Toolbox`] served over the Model Context Protocol.
+///
+/// The tool list and the routing table are built once, here, from the toolbox's specs
+/// (the [`Target::Mcp`] export: `inputSchema` with an object root, `outputSchema` for
+/// typed outputs, `annotations` from the effect attributes, in the toolbox's order), so a
+/// call costs the same whatever the number of tools. Every `tools/call` goes through
+/// [`Toolbox::call`] with all its hooks and sinks:
+///
+/// | what happened | what the client gets |
+/// |---|---|
+/// | the tool returned | a result; for a tool with an output schema, also `structuredContent` (the typed output, conforming to `outputSchema`) next to its JSON text |
+/// | a hook blocked the call, the tool failed, timed out or panicked, the arguments were invalid | a result with `isError: true` whose text the model can act on (no `structuredContent`) |
+/// | the tool does not exist | a JSON-RPC error `-32602` listing the available tools |
+/// | the client cancelled the request (`notifications/cancelled`) | the running tool is cancelled (its future is dropped) |
+/// | the client disconnected mid-call | the call runs to its end (its own timeout applies), so its record reaches the audit sinks, and the server returns once every call is done |
+///
+/// Both protocol eras are served, whichever the client speaks: the `initialize`
+/// handshake (2024-11-05 to 2025-11-25) and the stateless 2026-07-28 revision
+/// (`server/discover`, per-request `_meta`; `tools/list` then carries `ttlMs` and
+/// `cacheScope`, see [`with_list_cache`](McpServer::with_list_cache)). Unknown methods
+/// get `-32601`.
+///
+/// `McpServer` is also an [`rmcp::ServerHandler`], for serving it over a transport this
+/// module does not wrap; cloning it is cheap (the state is shared).
+///
+/// ```no_run
+/// use toolkit::mcp::McpServer;
+/// use toolkit::prelude::*;
+///
+/// /// Add two numbers.
+/// #[tool(read_only)]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// # async fn run() -> Result<(), toolkit::mcp::McpError> {
+/// let server = McpServer::new(toolbox![add]).with_name("calculator", "1.0.0");
+/// server.serve_stdio().await // until the client closes stdin
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct McpServer {
+    inner: Arc<Inner>,
+    connection: Arc<Connection>,
+}
+
+#[derive(Clone)]
+struct Inner {
+    toolbox: Arc<Toolbox>,
+    /// The `tools/list` result, complete (no pagination: it is built once and small).
+    list: ListToolsResult,
+    /// Tool name → how to answer its calls.
+    routes: HashMap<String, Route>,
+    info: ServerConfig,
+    list_ttl: Duration,
+    list_scope: CacheScope,
+}
+
+/// What one connection (a byte stream, or an HTTP server with its sessions) shares.
+#[derive(Default)]
+struct Connection {
+    /// Every running `tools/call`, so serving ends only when their records are written.
+    calls: TaskTracker,
+    /// Cancelled when the client's side has closed (EOF) or the server is stopping:
+    /// from then on a cancelled request is a disconnect, not a client's cancellation.
+    closed: CancellationToken,
+}
+
+#[derive(Clone)]
+struct Route {
+    tool: Tool,
+    /// The tool publishes an output schema: successful results carry `structuredContent`.
+    structured: bool,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("name", &self.inner.info.server_info.name)
+            .field("tools", &self.inner.list.tools.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServer {
+    /// A server for these tools, named `toolkit` (see [`with_name`](McpServer::with_name)).
+    /// Pass an `Arc<Toolbox>` to share the toolbox with other users of it.
+    pub fn new(toolbox: impl Into<Arc<Toolbox>>) -> Self {
+        let toolbox = toolbox.into();
+        let mut tools = Vec::new();
+        let mut routes = HashMap::new();
+        for spec in toolbox.specs() {
+            let exported = spec.export(Target::Mcp);
+            let tool: Tool = serde_json::from_value(exported).unwrap_or_else(|error| {
+                // Only a hand-made spec whose schema is not an object can get here.
+                tracing::warn!(tool = %spec.name, %error, "tool spec is not a valid MCP tool; publishing its name only");
+                Tool::new(spec.name.clone(), spec.description.clone(), Arc::new(serde_json::Map::new()))
+            });
+            let structured = tool.output_schema.is_some();
+            routes.insert(spec.name.clone(), Route { tool: tool.clone(), structured });
+            tools.push(tool);
+        }
+        let capabilities = ServerCapabilities::builder().enable_tools().build();
+        let mut info = ServerConfig::new(capabilities);
+        info.server_info = Implementation::new("toolkit", env!("CARGO_PKG_VERSION"));
+        let inner = Inner {
+            toolbox,
+            list: ListToolsResult::with_all_items(tools),
+            routes,
+            info,
+            list_ttl: DEFAULT_LIST_TTL,
+            list_scope: CacheScope::Public,
+        };
+        McpServer { inner: Arc::new(inner), connection: Arc::default() }
+    }
+
+    /// The name and version the server reports to clients (`serverInfo`).
+    pub fn with_name(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        let inner = Arc::make_mut(&mut self.inner);
+        let title = inner.info.server_info.title.take();
+        inner.info.server_info = Implementation::new(name, version);
+        inner.info.server_info.title = title;
+        self
+    }
+
+    /// Instructions for the model on how to use these tools, sent to clients at
+    /// connection (`instructions`).
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.inner).info.instructions = Some(instructions.into());
+        self
+    }
+
+    /// How long a 2026-07-28 client may cache the tool list (`ttlMs`, default 5 minutes)
+    /// and who may (`cacheScope`, default public: the list is the same for every client).
+    /// Legacy sessions get neither field.
+    pub fn with_list_cache(mut self, ttl: Duration, scope: CacheScope) -> Self {
+        let inner = Arc::make_mut(&mut self.inner);
+        inner.list_ttl = ttl;
+        inner.list_scope = scope;
+        self
+    }
+
+    /// The toolbox being served.
+    pub fn toolbox(&self) -> &Arc<Toolbox> {
+        &self.inner.toolbox
+    }
+
+    /// The tools as MCP publishes them (`tools/list`), in the toolbox's order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.inner.list.tools
+    }
+
+    /// Serves one client over this process's standard input and output until the
+    /// client closes its end, then waits for the calls still running. Nothing but
+    /// protocol messages is written to stdout: log with `tracing` to stderr.
+    pub async fn serve_stdio(self) -> Result<(), McpError> {
+        let (reader, writer) = rmcp::transport::stdio_pipes();
+        self.serve(reader, writer).await
+    }
+
+    /// Serves one client over a byte stream (newline-delimited JSON-RPC, as on stdio)
+    /// until the client closes its end (or the stream fails), then waits for the calls
+    /// still running.
+    pub async fn serve<R, W>(self, reader: R, writer: W) -> Result<(), McpError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        // This connection's own calls and end, whatever other connections do.
+        let server = self.for_new_connection();
+        let connection = Arc::clone(&server.connection);
+        let reader = EofSignal { inner: reader, closed: connection.closed.clone() };
+        let outcome = match server.serve_with_ct((reader, writer), CancellationToken::new()).await {
+            Ok(running) => running.waiting().await.map(|reason| {
+                tracing::debug!(?reason, "MCP session ended");
+            }),
+            // A client that leaves before its first request is a clean end, not an error.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+            Err(error) => return Err(McpError::Handshake(error.to_string())),
+        };
+        connection.closed.cancel();
+        connection.calls.close();
+        connection.calls.wait().await;
+        outcome.map_err(|e| McpError::Task(e.to_string()))
+    }
+
+    /// Binds a streamable HTTP endpoint (`/mcp`) on `addr`; call
+    /// [`McpHttpServer::run`](super::McpHttpServer::run) to serve it. Use a loopback
+    /// address (`127.0.0.1:8080`) unless the tools are meant to be shared across
+    /// machines; `:0` picks a free port.
+    pub async fn bind_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<super::McpHttpServer, McpError> {
+        super::McpHttpServer::bind(self, addr).await
+    }
+
+    /// Whether `name` is one of the served tools.
+    pub(crate) fn has_tool(&self, name: &str) -> bool {
+        self.inner.routes.contains_key(name)
+    }
+
+    /// The same server with a connection state of its own.
+    pub(crate) fn for_new_connection(&self) -> McpServer {
+        McpServer { inner: Arc::clone(&self.inner), connection: Arc::default() }
+    }
+
+    /// From now on, a cancelled request is a shutdown or a disconnect: calls finish.
+    pub(crate) fn mark_closed(&self) {
+        self.connection.closed.cancel();
+    }
+
+    /// Waits until no call of this connection is running.
+    pub(crate) async fn wait_for_calls(&self) {
+        self.connection.calls.close();
+        self.connection.calls.wait().await;
+    }
+
+    async fn run_call(&self, request: CallToolRequestParams, cx: RequestContext<RoleServer>) -> CallToolResult {
+        let inner = &*self.inner;
+        let structured = inner.routes.get(request.name.as_ref()).is_some_and(|r| r.structured);
+        let arguments = match &request.arguments {
+            Some(arguments) => serde_json::to_string(arguments).unwrap_or_default(),
+            // No arguments at all: the toolbox reads "" as `{}` for a tool that takes none,
+            // and tells the model which arguments are missing otherwise.
+            None => String::new(),
+        };
+        let call = ToolCall::new(format!("mcp-{}", cx.id), request.name, arguments);
+        let connection = &*self.connection;
+        let mut running = std::pin::pin!(connection.calls.track_future(inner.toolbox.call(call)));
+        let result = tokio::select! {
+            biased;
+            result = &mut running => result,
+            () = cx.ct.cancelled() => {
+                if connection.closed.is_cancelled() {
+                    // The client is gone, not cancelling: finish the call so its record is
+                    // written (the tool's own timeout bounds the wait).
+                    tracing::debug!(id = %cx.id, "client disconnected mid-call; finishing the call");
+                    running.await
+                } else {
+                    tracing::info!(id = %cx.id, "tool call cancelled by the client");
+                    return CallToolResult::error(vec![ContentBlock::text("The call was cancelled.")]);
+                }
+            }
+        };
+        to_mcp_result(result, structured)
+    }
+}
+
+/// The MCP result of a toolbox result.
+fn to_mcp_result(result: ToolResult, structured: bool) -> CallToolResult {
+    if result.is_error() {
+        return CallToolResult::error(vec![ContentBlock::text(result.content)]);
+    }
+    // A typed output's text is its JSON: parsed back only for tools that publish an
+    // output schema. An after hook may have rewritten the text (truncated it, say);
+    // then there is no structured copy to give, and the text alone goes out.
+    let structured = if structured {
+        match serde_json::from_str::<Value>(&result.content) {
+            Ok(value @ Value::Object(_)) => Some(value),
+            _ => {
+                tracing::debug!(tool = %result.name, "output is no longer its typed JSON; sending text only");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let mut out = CallToolResult::success(vec![ContentBlock::text(result.content)]);
+    out.structured_content = structured;
+    out
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        self.inner.info.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut list = self.inner.list.clone();
+        // Caching hints are a 2026-07-28 feature; legacy sessions get the legacy shape.
+        let modern = cx.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        if modern {
+            list.ttl_ms = Some(u64::try_from(self.inner.list_ttl.as_millis()).unwrap_or(u64::MAX));
+            list.cache_scope = Some(self.inner.list_scope);
+        }
+        Ok(list)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner.routes.get(name).map(|route| route.tool.clone())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if !self.has_tool(&request.name) {
+            // Still a call for the toolbox, so its sinks (the audit log) see the attempt;
+            // the client gets the protocol error MCP prescribes, with the toolbox's text.
+            let result = self.run_call(request, cx).await;
+            let message = result.content.first().and_then(ContentBlock::as_text).map(|t| t.text.clone());
+            let available: Vec<&str> = self.inner.list.tools.iter().map(|t| t.name.as_ref()).collect();
+            return Err(ErrorData::invalid_params(
+                message.unwrap_or_else(|| "unknown tool".into()),
+                Some(json!({ "available": available })),
+            ));
+        }
+        Ok(CallToolResponse::Complete(self.run_call(request, cx).await))
+    }
+}
+
+/// A reader that tells when the peer has closed its end (EOF or a read error).
+struct EofSignal<R> {
+    inner: R,
+    closed: CancellationToken,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for EofSignal<R> {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
+        match &poll {
+            Poll::Ready(Ok(())) if buf.filled().len() == before && buf.remaining() > 0 => self.closed.cancel(),
+            Poll::Ready(Err(_)) => self.closed.cancel(),
+            _ => {}
+        }
+        poll
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ToolSpec;
+
+    #[test]
+    fn errors_carry_no_structured_content_and_typed_outputs_do() {
+        let ok = to_mcp_result(ToolResult::ok("1", "w", r#"{"t":1}"#), true);
+        assert_eq!(ok.structured_content, Some(json!({"t": 1})));
+        assert_eq!(ok.is_error, Some(false));
+        let failed =
+            to_mcp_result(ToolResult::failed("1", "w", crate::ToolError::new(crate::ErrorKind::Blocked, "no")), true);
+        assert_eq!(failed.structured_content, None);
+        assert_eq!(failed.is_error, Some(true));
+        let truncated = to_mcp_result(ToolResult::ok("1", "w", r#"{"t":1"#), true);
+        assert_eq!(truncated.structured_content, None);
+    }
+
+    #[test]
+    fn the_tool_list_keeps_the_toolbox_order() {
+        let mut tools = Toolbox::new();
+        for name in ["b", "a", "c"] {
+            let spec = ToolSpec::new(name, "x", json!({"type": "object", "properties": {}}));
+            tools.add_dynamic(crate::FnTool::new(spec, |_| async { Ok(crate::Output::text("")) })).unwrap();
+        }
+        let server = McpServer::new(tools);
+        let names: Vec<&str> = server.tools().iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, ["b", "a", "c"]);
+    }
+}
