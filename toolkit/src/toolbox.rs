@@ -543,6 +543,17 @@ impl Toolbox {
     pub fn markdown(&self, title: &str) -> String {
         crate::schema::markdown(title, self.specs())
     }
+
+    /// Writes `TOOLS.md` (the [`markdown`](Toolbox::markdown) page) and the JSON of
+    /// every export target (`tools.<target>.json`) into `dir`; see
+    /// [`schema::write_docs`](crate::schema::write_docs).
+    pub fn write_docs(
+        &self,
+        dir: impl AsRef<std::path::Path>,
+        title: &str,
+    ) -> std::io::Result<Vec<std::path::PathBuf>> {
+        crate::schema::write_docs(dir, title, self.specs())
+    }
 }
 
 /// An observed call that has not ended yet. Dropped before it is forgotten (the

@@ -5,7 +5,8 @@
 //!   Anthropic, Gemini, MCP.
 //! - [`check`] says what a target cannot take of a tool, as [`Incompatibility`]s (tool,
 //!   path, rule), before a provider answers 400.
-//! - [`markdown`] documents a list of tools for people.
+//! - [`markdown`] documents a list of tools for people; [`write_docs`] writes that page
+//!   and the JSON of every target into a directory.
 //! - [`render_expected`] renders a tool's arguments on one line for the messages a
 //!   model reads after sending wrong arguments.
 //!
@@ -29,6 +30,7 @@
 
 pub(crate) mod builder;
 mod check;
+mod docs;
 mod example;
 mod export;
 mod gemini;
@@ -40,6 +42,7 @@ mod target;
 mod walk;
 
 pub use check::{Incompatibility, check, is_valid_name};
+pub use docs::{docs_file_name, write_docs};
 pub use markdown::markdown;
 pub use render::render_expected;
 pub use target::Target;
