@@ -297,9 +297,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let search = Arc::new(Search::from_env());
     let tools = Arc::new(toolbox![search.web_search, calculate]);
     let real = show::real_model()?;
-    let questions = match std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect::<Vec<_>>() {
-        words if !words.is_empty() => vec![words.join(" ")],
-        _ => vec!["What are the latest trends in AI agents?".to_string(), "What is (17.5 * 4 + 3) / 2?".to_string()],
+    let questions = match show::asked() {
+        Some(question) => vec![question],
+        None => vec!["What are the latest trends in AI agents?".to_string(), "What is (17.5 * 4 + 3) / 2?".to_string()],
     };
     for question in questions {
         println!("\nuser: {question}");

@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use toolkit::agent::Agent;
-use toolkit::model::{Message, Model, ScriptedModel, ToolChoice, Turn};
+use toolkit::model::{Model, ScriptedModel, ToolChoice, Turn};
 use toolkit::prelude::*;
 
 #[path = "support/show.rs"]
@@ -23,16 +23,7 @@ use weather::get_weather;
 /// A scripted answer that quotes the last tool results, as a model would.
 fn answer_from_results(prefix: &'static str) -> Turn {
     Turn::with(move |request| {
-        let mut results: Vec<String> = request
-            .messages
-            .iter()
-            .rev()
-            .map_while(|m| match m {
-                Message::Tool { content, .. } => Some(describe(content)),
-                _ => None,
-            })
-            .collect();
-        results.reverse();
+        let results: Vec<String> = request.tool_results().into_iter().map(|(_, content)| describe(content)).collect();
         Turn::text(format!("{prefix} {}.", results.join("; ")))
     })
 }

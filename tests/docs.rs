@@ -1,7 +1,6 @@
 //! `examples/docs.rs` publishes the example tools' documentation: a stable Markdown page
 //! and one JSON file per provider format, each parsing and holding valid schemas.
 
-#[path = "mcp/support.rs"]
 mod support;
 
 use std::path::Path;

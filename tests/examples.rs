@@ -1,16 +1,9 @@
 //! Each example runs offline and prints what its README promises.
 
-use std::path::PathBuf;
 use std::process::Command;
 
-/// `cargo test` builds the examples next to the test binaries (`target/<profile>/examples`).
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>");
-    let path = profile_dir.join("examples").join(name);
-    assert!(path.exists(), "{} was not built; run the tests with `cargo test`", path.display());
-    path
-}
+mod support;
+use support::example;
 
 /// Runs an example offline: `--offline` makes the examples use their scripted models
 /// even where the environment has `OPENAI_API_KEY`.

@@ -7,7 +7,6 @@
 //! writes raw JSON-RPC lines, as a buggy or hostile client would; the HTTP case runs the
 //! example server and sends raw HTTP requests.
 
-#[path = "mcp/support.rs"]
 mod support;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -323,9 +322,11 @@ fn http(url: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, St
     use std::io::{Read, Write};
     let authority = url.trim_start_matches("http://").split('/').next().unwrap();
     let mut stream = std::net::TcpStream::connect(authority).expect("connect");
+    // `Host` is the server's own authority unless the test gives one.
+    let host = headers.iter().find(|(name, _)| *name == "Host").map_or(authority, |(_, value)| *value);
     let mut request =
-        format!("POST {path} HTTP/1.1\r\nHost: {authority}\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
-    for (name, value) in headers {
+        format!("POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    for (name, value) in headers.iter().filter(|(name, _)| *name != "Host") {
         request.push_str(&format!("{name}: {value}\r\n"));
     }
     request.push_str("\r\n");
@@ -350,6 +351,12 @@ fn bad_http_requests_get_clear_http_errors_and_the_server_stays_up() {
     let (status, body) = http(&server.url, "/mcp", &wrong_version, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("Unsupported MCP-Protocol-Version: 2099-01-01"), "{body}");
+    // A page on another site cannot reach a loopback server through DNS rebinding: a
+    // request naming a host that is not loopback is refused.
+    let mut rebound = json.to_vec();
+    rebound.push(("Host", "attacker.example"));
+    let (status, body) = http(&server.url, "/mcp", &rebound, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    assert_eq!(status, 403, "{body}");
     let (status, body) = http(&server.url, "/elsewhere", &json, "{}");
     assert_eq!(status, 404, "{body}");
     assert!(body.contains("the MCP endpoint is /mcp"), "{body}");

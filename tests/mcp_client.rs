@@ -1,7 +1,6 @@
 //! `McpTools` imports the tools of an MCP server (here our own example server, over
 //! stdio) into a toolbox, where the toolbox's hooks govern them like local tools.
 
-#[path = "mcp/support.rs"]
 mod support;
 
 use std::sync::{Arc, Mutex};

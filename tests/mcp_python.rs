@@ -2,7 +2,6 @@
 //! (`mcp` on PyPI, pinned in `tests/mcp/requirements.txt`), in both protocol eras, over
 //! stdio and over streamable HTTP: what any MCP host would see.
 
-#[path = "mcp/support.rs"]
 mod support;
 
 use std::path::Path;

@@ -260,6 +260,26 @@ async fn a_429_is_retried_after_the_wait_the_server_asks_for() {
 }
 
 #[tokio::test]
+async fn retry_after_in_seconds_is_honoured_and_a_wait_over_a_minute_is_not_waited_for() {
+    let mut busy = status(503, json!({"error": {"message": "busy"}}));
+    busy.headers.push(("retry-after", "0".into()));
+    let mut limited = status(429, json!({"error": {"message": "come back in two minutes"}}));
+    limited.headers.push(("retry-after", "120".into()));
+    let server = Server::start([busy, ok(reply_text("after a pause")), limited]).await;
+    let agent = agent(server.client().build().unwrap());
+    assert_eq!(agent.run("hi").await.unwrap().text, "after a pause");
+    assert_eq!(server.received().len(), 2);
+    // Two minutes is longer than the client waits: the error comes back at once,
+    // after one attempt, not after the three retries it would otherwise make.
+    let err = agent.run("hi").await.unwrap_err();
+    let AgentError::Model { source: ModelError::RateLimited { attempts, message, .. }, .. } = &err else {
+        panic!("expected RateLimited, got {err:?}")
+    };
+    assert_eq!((*attempts, message.as_str()), (1, "come back in two minutes"));
+    assert_eq!(server.received().len(), 3);
+}
+
+#[tokio::test]
 async fn a_500_is_retried_with_backoff_then_succeeds() {
     let server =
         Server::start([status(500, json!({"error": {"message": "internal error"}})), ok(reply_text("recovered"))])

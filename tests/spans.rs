@@ -38,6 +38,8 @@ async fn wait(
 #[derive(Default)]
 struct Captured {
     spans: Vec<(String, BTreeMap<String, String>)>,
+    /// Each span's parent: the span current where it was created.
+    parents: Vec<Option<u64>>,
     events: Vec<(String, Option<u64>)>,
 }
 
@@ -71,8 +73,10 @@ impl Subscriber for Probe {
     fn new_span(&self, attrs: &Attributes<'_>) -> Id {
         let mut fields = BTreeMap::new();
         attrs.record(&mut Fields(&mut fields));
+        let parent = CURRENT.with(|c| c.borrow().last().copied());
         let mut seen = self.0.seen.lock().unwrap();
         seen.spans.push((attrs.metadata().name().to_string(), fields));
+        seen.parents.push(parent);
         Id::from_u64(seen.spans.len() as u64)
     }
     fn record(&self, span: &Id, values: &Record<'_>) {
@@ -136,4 +140,16 @@ fn every_call_runs_in_an_execute_tool_span_with_the_genai_attributes() {
     };
     assert_eq!(span_of("adding"), id_of("call_1"));
     assert_eq!(span_of("waited"), id_of("call_2"));
+    drop(seen);
+
+    // An agent run is an `invoke_agent` span, and its tool calls are traced inside it.
+    let model = ScriptedModel::new([Turn::call("add", r#"{"a": 2, "b": 2}"#), Turn::text("4")]);
+    let agent = Agent::builder(model, toolbox![add]).name("calculator").build().unwrap();
+    rt.block_on(async { agent.run("2 + 2?").await }).unwrap();
+    let seen = capture.seen.lock().unwrap();
+    let run = seen.spans.iter().position(|(name, _)| name == "invoke_agent").expect("an invoke_agent span");
+    assert_eq!(seen.spans[run].1["gen_ai.agent.name"], "calculator");
+    assert_eq!(seen.spans[run].1["gen_ai.operation.name"], "invoke_agent");
+    let call = seen.spans.iter().enumerate().skip(run).find(|(_, (name, _))| name == "execute_tool").map(|(i, _)| i);
+    assert_eq!(call.map(|i| seen.parents[i]), Some(Some(run as u64 + 1)), "the call's span is inside the run's");
 }

@@ -31,10 +31,15 @@ pub fn pick_model(script: ScriptedModel) -> Result<Arc<dyn Model>, ModelError> {
     })
 }
 
-/// The user's question: the command line's words (flags aside), or `default`.
-pub fn question(default: &str) -> String {
+/// The question given on the command line (its words, flags aside), if any.
+pub fn asked() -> Option<String> {
     let words: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
-    if words.is_empty() { default.to_string() } else { words.join(" ") }
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// The user's question: the command line's, or `default`.
+pub fn question(default: &str) -> String {
+    asked().unwrap_or_else(|| default.to_string())
 }
 
 /// Prints each event of a run as it happens.

@@ -113,7 +113,8 @@ struct Inner {
 /// Builds an [`Agent`].
 pub struct AgentBuilder {
     inner: Inner,
-    problems: Vec<AgentBuildError>,
+    /// The first mistake found; `build` reports it.
+    problem: Option<AgentBuildError>,
 }
 
 /// A mistake in an agent's configuration, reported by [`AgentBuilder::build`].
@@ -153,7 +154,7 @@ impl Agent {
                 hooks: Hooks::new(),
                 on_event: None,
             },
-            problems: Vec::new(),
+            problem: None,
         }
     }
 
@@ -238,7 +239,7 @@ impl AgentBuilder {
     /// toolbox hooks of the same priority.
     pub fn hook(mut self, hook: impl Into<Hook>) -> Self {
         if let Err(e @ DuplicateHook(_)) = self.inner.hooks.add(hook.into()) {
-            self.problems.push(AgentBuildError::DuplicateHook(e.to_string()));
+            self.problem.get_or_insert(AgentBuildError::DuplicateHook(e.to_string()));
         }
         self
     }
@@ -260,15 +261,15 @@ impl AgentBuilder {
     /// The agent, or what is wrong with its configuration.
     pub fn build(mut self) -> Result<Agent, AgentBuildError> {
         if self.inner.max_iterations == 0 {
-            self.problems.push(AgentBuildError::NoIterations);
+            self.problem.get_or_insert(AgentBuildError::NoIterations);
         }
         if let ToolChoice::Tool(name) = &self.inner.tool_choice
             && self.inner.tools.spec(name).is_none()
         {
             let available = self.inner.tools.names().iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
-            self.problems.push(AgentBuildError::UnknownToolChoice { name: name.clone(), available });
+            self.problem.get_or_insert(AgentBuildError::UnknownToolChoice { name: name.clone(), available });
         }
-        match self.problems.into_iter().next() {
+        match self.problem {
             Some(problem) => Err(problem),
             None => Ok(Agent { inner: Arc::new(self.inner) }),
         }
@@ -391,9 +392,11 @@ impl AgentError {
     }
 }
 
-/// Collects the records of one run and reports each finished call.
+/// Collects the records of one run and reports each finished call; the run keeps a
+/// clone to read the records, the scope owns the other.
+#[derive(Clone)]
 struct RunSink {
-    records: Mutex<Vec<Arc<CallRecord>>>,
+    records: Arc<Mutex<Vec<Arc<CallRecord>>>>,
     on_event: Option<Arc<EventFn>>,
 }
 
@@ -431,9 +434,9 @@ impl Inner {
         history: Vec<Message>,
     ) -> Result<AgentRun, AgentError> {
         let session = session.unwrap_or_else(new_session_id);
-        let sink = Arc::new(RunSink { records: Mutex::new(Vec::new()), on_event: self.on_event.clone() });
-        let mut scope = Scope::new().with_session(Arc::clone(&session)).with_hooks(self.hooks.clone());
-        scope = scope.with_sink(SharedSink(Arc::clone(&sink)));
+        let sink = RunSink { records: Arc::default(), on_event: self.on_event.clone() };
+        let mut scope =
+            Scope::new().with_session(Arc::clone(&session)).with_hooks(self.hooks.clone()).with_sink(sink.clone());
         if let Some(name) = &self.name {
             scope = scope.with_agent(Arc::clone(name));
         }
@@ -515,19 +518,6 @@ impl Inner {
             }
         }
         Err(AgentError::MaxIterations { limit: self.max_iterations, run: Box::new(run) })
-    }
-}
-
-/// The run's sink, shared with the scope (the scope owns its sinks).
-struct SharedSink(Arc<RunSink>);
-
-impl RecordSink for SharedSink {
-    fn record(&self, record: &CallRecord) {
-        self.0.record(record)
-    }
-
-    fn record_shared(&self, record: &Arc<CallRecord>) {
-        self.0.record_shared(record)
     }
 }
 

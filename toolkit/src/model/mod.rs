@@ -111,6 +111,24 @@ impl<'a> ModelRequest<'a> {
         self.strict = strict;
         self
     }
+
+    /// The `role: "tool"` messages at the end of the conversation (the results of the
+    /// previous turn's calls), as `(tool_call_id, content)`.
+    pub fn tool_results(&self) -> Vec<(&'a str, &'a str)> {
+        trailing_tool_results(self.messages)
+    }
+}
+
+/// The `role: "tool"` messages that end `messages`, in order.
+pub(crate) fn trailing_tool_results(messages: &[Message]) -> Vec<(&str, &str)> {
+    let start = messages.iter().rposition(|m| !matches!(m, Message::Tool { .. })).map_or(0, |i| i + 1);
+    messages[start..]
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool { tool_call_id, content } => Some((tool_call_id.as_str(), content.as_str())),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The model's answer to one request.

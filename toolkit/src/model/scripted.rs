@@ -266,16 +266,6 @@ impl RecordedRequest {
     /// The `role: "tool"` messages at the end of the conversation (the results of the
     /// previous turn's calls), as `(tool_call_id, content)`.
     pub fn tool_results(&self) -> Vec<(&str, &str)> {
-        let mut results: Vec<(&str, &str)> = self
-            .messages
-            .iter()
-            .rev()
-            .map_while(|m| match m {
-                Message::Tool { tool_call_id, content } => Some((tool_call_id.as_str(), content.as_str())),
-                _ => None,
-            })
-            .collect();
-        results.reverse();
-        results
+        super::trailing_tool_results(&self.messages)
     }
 }

@@ -1,5 +1,5 @@
-//! What the MCP tests share: the example server binary, a Python with the official `mcp`
-//! client, scratch directories. Included with `#[path]` by the `tests/mcp_*.rs` files.
+//! What the integration tests share: the example binaries, scratch directories, and for
+//! the MCP tests a Python with the official `mcp` client. `mod support;` in a test file.
 
 #![allow(dead_code)] // each test file uses its own part
 
