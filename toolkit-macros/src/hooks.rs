@@ -7,7 +7,7 @@
 //! tokens, so its error is the same diagnostic and is shown once.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -17,22 +17,21 @@ use crate::errors::Errors;
 use crate::tool::located_at;
 
 pub fn entry(input: TokenStream) -> TokenStream {
+    let (krate, input) = crate::distinct::split_crate(input);
     let parsed = match Punctuated::<Expr, Token![,]>::parse_terminated.parse2(input) {
         Ok(p) => p,
         Err(e) => return e.to_compile_error(),
     };
-    let krate = quote!(::toolkit);
     let p = quote!(#krate::__private);
     let mut errors = Errors::default();
     let mut paths = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for expr in parsed {
         let key = quote!(#expr).to_string().replace(' ', "");
-        if seen.contains(&key) {
+        if !seen.insert(key.clone()) {
             errors.at(&expr, format!("`{key}` is listed twice in this `hooks!`; remove one"));
             continue;
         }
-        seen.push(key);
         match expr {
             Expr::Path(p) if p.qself.is_none() => paths.push(p.path),
             other => errors.at(
@@ -58,33 +57,12 @@ pub fn entry(input: TokenStream) -> TokenStream {
         });
         handles.push(located_at(quote!(#p::hook_handle::<#alias>()), path.span()));
     }
-    let mut checks = Vec::new();
-    for i in 0..paths.len() {
-        for j in (i + 1)..paths.len() {
-            let message = format!(
-                "`{}` and `{}` have the same hook name; give one another name with `#[hook(name = \"...\")]`",
-                labels[i], labels[j]
-            );
-            checks.push(quote_spanned! {paths[j].span()=>
-                if #p::str_eq(__toolkit_names[#i], __toolkit_names[#j]) {
-                    ::core::panic!(#message)
-                }
-            });
-        }
-    }
-    let checks = if checks.is_empty() {
-        quote!()
-    } else {
-        quote! {
-            const _: () = {
-                let __toolkit_names = [#(#p::hook_name(&#handles)),*];
-                #(#checks)*
-            };
-        }
-    };
+    let names: Vec<_> = handles.iter().map(|h| quote!(#p::hook_name(&#h))).collect();
+    let spans: Vec<_> = paths.iter().map(|path| path.span()).collect();
+    let checks = crate::distinct::check(&p, &names, &labels, &spans, "hook");
     quote! {{
         #(#aliases)*
-        #checks
+        const _: () = { #checks };
         let mut __toolkit_hooks = #p::Hooks::new();
         #(__toolkit_hooks = __toolkit_hooks.with(#p::hook_of(#handles));)*
         __toolkit_hooks

@@ -9,6 +9,7 @@
 
 use proc_macro::TokenStream;
 
+mod distinct;
 mod docs;
 mod errors;
 mod hook;
@@ -29,10 +30,11 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
     tools::entry(args.into(), input.into()).into()
 }
 
-/// Builds a `Toolbox` whose dispatch table is fixed at compile time. See the `toolkit`
-/// crate.
+/// Builds a `Toolbox` whose names are checked at compile time. Use it as
+/// `toolkit::toolbox!`, which passes this crate's path (`$crate`) first.
+#[doc(hidden)]
 #[proc_macro]
-pub fn toolbox(input: TokenStream) -> TokenStream {
+pub fn toolbox_impl(input: TokenStream) -> TokenStream {
     toolbox::entry(input.into()).into()
 }
 
@@ -42,8 +44,10 @@ pub fn hook(args: TokenStream, input: TokenStream) -> TokenStream {
     hook::entry(args.into(), input.into()).into()
 }
 
-/// Builds a `Hooks` set of `#[hook]` functions. See the `toolkit` crate.
+/// Builds a `Hooks` set of `#[hook]` functions. Use it as `toolkit::hooks!`, which
+/// passes this crate's path (`$crate`) first.
+#[doc(hidden)]
 #[proc_macro]
-pub fn hooks(input: TokenStream) -> TokenStream {
+pub fn hooks_impl(input: TokenStream) -> TokenStream {
     hooks::entry(input.into()).into()
 }

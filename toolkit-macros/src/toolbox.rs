@@ -1,18 +1,19 @@
-//! `toolbox![a, b, store.c]`: a dispatch table fixed at compile time.
+//! `toolbox![a, b, store.c]`: a toolbox whose names are checked at compile time.
 //!
 //! Entries are paths to `#[tool]` functions, or `value.method` for a `#[tools]` method
-//! of an `Arc<T>`. The table is a generic struct of the tools' handles; dispatch is a
-//! chain of name comparisons, each arm monomorphized; duplicate names are compile errors.
+//! of an `Arc<T>`. The expansion is linear in the number of entries: each becomes one
+//! `ToolEntry` of the table, and the names are checked for repeats by one `const`
+//! computation (see [`crate::distinct`]), pre-monomorphization when every entry is a
+//! function (so `cargo check` reports it), else where the methods' handle types are known.
 //!
 //! One mistake, one error: each path is named once (a local type alias, so a path that
 //! is not a type fails there only), and reached through `listed::<T>()`, whose type is
 //! left unknown when `T` is not a tool, so nothing downstream repeats the error. The
-//! duplicate-name check (a `const` item, so `cargo check` runs it) writes
-//! `listed::<T>()` with the same tokens, so its error is the same diagnostic and is
-//! shown once.
+//! name check writes `listed::<T>()` with the same tokens, so its error is the same
+//! diagnostic and is shown once.
 
 use proc_macro2::{Delimiter, Group, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -27,21 +28,20 @@ enum Entry {
 }
 
 pub fn entry(input: TokenStream) -> TokenStream {
+    let (krate, input) = crate::distinct::split_crate(input);
     let parsed = match Punctuated::<Expr, Token![,]>::parse_terminated.parse2(input) {
         Ok(p) => p,
         Err(e) => return e.to_compile_error(),
     };
-    let krate = quote!(::toolkit);
     let mut errors = Errors::default();
     let mut entries = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for expr in parsed {
         let key = quote!(#expr).to_string();
-        if seen.contains(&key) {
+        if !seen.insert(key.clone()) {
             errors.at(&expr, format!("`{key}` is listed twice in this `toolbox!`; remove one"));
             continue;
         }
-        seen.push(key);
         match expr {
             Expr::Path(p) if p.qself.is_none() => entries.push(Entry::Free(p.path)),
             Expr::Field(f) => match f.member {
@@ -61,8 +61,6 @@ pub fn entry(input: TokenStream) -> TokenStream {
         return quote!(#krate::Toolbox::new());
     }
     let p = quote!(#krate::__private);
-    let params: Vec<_> = (0..entries.len()).map(|i| format_ident!("T{}", i)).collect();
-    let indices: Vec<_> = (0..entries.len()).map(syn::Index::from).collect();
     let labels: Vec<String> = entries
         .iter()
         .map(|e| match e {
@@ -70,11 +68,20 @@ pub fn entry(input: TokenStream) -> TokenStream {
             Entry::Method { base, method } => format!("{}.{}", quote!(#base).to_string().replace(' ', ""), method),
         })
         .collect();
-    // Free entries: `type __toolkit_E{i} = path;` and the handle `listed::<__toolkit_E{i}>()`;
-    // `slot[i]` is the entry's place among the free entries' names.
+    let spans: Vec<_> = entries
+        .iter()
+        .map(|e| match e {
+            Entry::Free(path) => path.span(),
+            Entry::Method { method, .. } => method.span(),
+        })
+        .collect();
+    // Free entries: `type __toolkit_E{i} = path;` and the handle `listed::<__toolkit_E{i}>()`.
+    // Method entries: a value, passed to a generic function whose type parameter
+    // `__toolkit_M{j}` names its handle type.
     let mut aliases = Vec::new();
-    let mut listed = Vec::new();
-    let mut slot = Vec::new();
+    let mut names = Vec::new();
+    let mut table = Vec::new();
+    let mut params = Vec::new();
     let mut values = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         match e {
@@ -85,9 +92,8 @@ pub fn entry(input: TokenStream) -> TokenStream {
                     type #alias = #path;
                 });
                 let handle = located_at(quote!(#p::listed::<#alias>()), path.span());
-                slot.push(Some(listed.len()));
-                listed.push(handle.clone());
-                values.push(handle);
+                names.push(quote!(#p::tool_name(&#handle)));
+                table.push(quote!(#p::entry(#handle)));
             }
             Entry::Method { base, method } => {
                 // `method_tool(Arc::clone(&(base)).__toolkit_tool_method())`, located at
@@ -102,86 +108,38 @@ pub fn entry(input: TokenStream) -> TokenStream {
                 let mut call = Group::new(Delimiter::Parenthesis, quote!(#clone #base #rest));
                 call.set_span(call.span().located_at(at));
                 let handle = located_at(quote!(#p::method_tool), at);
-                slot.push(None);
+                let param = format_ident!("__toolkit_M{}", params.len());
+                let value = format_ident!("__toolkit_m{}", params.len());
+                names.push(quote!(<#param as #p::Tool>::NAME));
+                table.push(quote!(#p::entry(#value)));
                 values.push(quote!(#handle #call));
+                params.push((param, value));
             }
         }
     }
-
-    // Pairs of free tools are checked in a `const` item, so `cargo check` reports them;
-    // pairs involving methods are checked when the table is monomorphized.
-    let mut static_checks = Vec::new();
-    let mut generic_checks = Vec::new();
-    for i in 0..entries.len() {
-        for j in (i + 1)..entries.len() {
-            let message = format!(
-                "`{}` and `{}` have the same tool name; give one another name with `#[tool(name = \"...\")]`",
-                labels[i], labels[j]
-            );
-            if let (Some(a), Some(b), Entry::Free(path)) = (slot[i], slot[j], &entries[j]) {
-                static_checks.push(quote_spanned! {path.span()=>
-                    if #p::str_eq(__toolkit_names[#a], __toolkit_names[#b]) {
-                        ::core::panic!(#message)
-                    }
-                });
-            } else {
-                let (ti, tj) = (&params[i], &params[j]);
-                let at = match &entries[j] {
-                    Entry::Free(path) => path.span(),
-                    Entry::Method { method, .. } => method.span(),
-                };
-                generic_checks.push(quote_spanned! {at=>
-                    if #p::str_eq(<#ti as #p::Tool>::NAME, <#tj as #p::Tool>::NAME) {
-                        ::core::panic!(#message)
-                    }
-                });
-            }
-        }
+    let check = crate::distinct::check(&p, &names, &labels, &spans, "tool");
+    if params.is_empty() {
+        return quote! {{
+            #(#aliases)*
+            const _: () = { #check };
+            #krate::Toolbox::from_tools(#p::vec![#(#table),*])
+        }};
     }
-    let arms = params.iter().zip(&indices).map(|(t, i)| {
-        quote! {
-            if __toolkit_call.name == <#t as #p::Tool>::NAME {
-                return #p::Some(#p::run(&self.#i, __toolkit_call, __toolkit_env));
-            }
-        }
-    });
-    let static_checks = if static_checks.is_empty() {
-        quote!()
-    } else {
-        let names = listed.iter().map(|handle| quote!(#p::tool_name(&#handle)));
-        quote! {
-            const _: () = {
-                let __toolkit_names = [#(#names),*];
-                #(#static_checks)*
-            };
-        }
-    };
+    // Some handle types are known only to inference: check in an associated `const` of
+    // a generic type, evaluated when the function below is instantiated.
+    let (types, args): (Vec<_>, Vec<_>) = params.into_iter().unzip();
     quote! {{
         #(#aliases)*
-        #static_checks
         #[allow(non_camel_case_types)]
-        struct __toolkit_Table<#(#params),*>(#(#params),*);
-        impl<#(#params: #p::Tool),*> __toolkit_Table<#(#params),*> {
-            const __TOOLKIT_DISTINCT: () = { #(#generic_checks)* };
+        struct __toolkit_Names<#(#types),*>(::core::marker::PhantomData<(#(#types,)*)>);
+        impl<#(#types: #p::Tool),*> __toolkit_Names<#(#types),*> {
+            const DISTINCT: () = { #check };
         }
-        impl<#(#params: #p::Tool),*> #p::Dispatch for __toolkit_Table<#(#params),*> {
-            fn specs(&self) -> #p::Vec<&'static #p::ToolSpec> {
-                #p::vec![#(<#params as #p::Tool>::spec()),*]
-            }
-            fn dispatch<'__toolkit>(
-                &'__toolkit self,
-                __toolkit_call: &'__toolkit #p::ToolCall,
-                __toolkit_env: #p::Env<'__toolkit>,
-            ) -> #p::Option<#p::Started<'__toolkit>> {
-                #(#arms)*
-                #p::None
-            }
-        }
-        #[allow(clippy::too_many_arguments)]
-        fn __toolkit_new<#(#params: #p::Tool),*>(#(#params: #params),*) -> #krate::Toolbox {
+        #[allow(non_camel_case_types, clippy::too_many_arguments)]
+        fn __toolkit_new<#(#types: #p::Tool),*>(#(#args: #types),*) -> #krate::Toolbox {
             #[allow(clippy::let_unit_value)]
-            let () = __toolkit_Table::<#(#params),*>::__TOOLKIT_DISTINCT;
-            #krate::Toolbox::from_table(__toolkit_Table(#(#params),*))
+            let () = __toolkit_Names::<#(#types),*>::DISTINCT;
+            #krate::Toolbox::from_tools(#p::vec![#(#table),*])
         }
         __toolkit_new(#(#values),*)
     }}

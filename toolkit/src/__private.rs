@@ -29,14 +29,19 @@ pub use std::time::Duration;
 pub use std::vec;
 pub use std::vec::Vec;
 
-pub use crate::call::{CallContext, ErrorKind, Output, ToolCall, ToolError, ToolResult, Violation};
+pub use crate::call::{Output, ToolCall, ToolResult};
+pub use crate::context::CallContext;
+pub use crate::error::{ErrorKind, ToolError, Violation};
+pub use crate::exec::run_blocking;
 pub use crate::hook::{
     AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, ErrorCall, ErrorHook, Hook, HookError, HookStep, Hooks,
     IntoHookResult, OnFailure, Recovery,
 };
-pub use crate::schema::builder::{ArgsSchema, Presence};
-pub use crate::tool::{Annotations, Tool, ToolSpec, Validate};
-pub use crate::toolbox::{Dispatch, Env, Started, Toolbox, run};
+pub use crate::schema::builder::{ArgsSchema, ParamSchema, Presence};
+pub use crate::spec::{Annotations, ToolSpec};
+pub use crate::tool::{Tool, Validate};
+pub use crate::toolbox::{ToolEntry, Toolbox};
+pub use toolkit_macros::{hooks_impl, toolbox_impl};
 
 // ---- parameters ---------------------------------------------------------------
 
@@ -58,14 +63,6 @@ where
 {
     T::deserialize(d)
 }
-
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema`",
-    label = "no JSON Schema",
-    note = "add `#[derive(schemars::JsonSchema)]` to the type so the model can be shown its schema"
-)]
-pub trait ParamSchema: schemars::JsonSchema {}
-impl<T: schemars::JsonSchema + ?Sized> ParamSchema for T {}
 
 #[diagnostic::on_unimplemented(
     message = "`#[arg(default)]` needs `{Self}: Default`",
@@ -198,21 +195,6 @@ pub trait OutputViaNothing {
 impl<T: ?Sized> OutputViaNothing for OutputProbe<T> {
     fn output_schema(&self) -> Option<serde_json::Value> {
         None
-    }
-}
-
-/// Runs a blocking tool body on Tokio's blocking pool.
-pub async fn run_blocking<F>(tool: &'static str, f: F) -> Result<Output, ToolError>
-where
-    F: FnOnce() -> Result<Output, ToolError> + Send + 'static,
-{
-    match tokio::task::spawn_blocking(f).await {
-        Ok(outcome) => outcome,
-        Err(e) if e.is_panic() => Err(crate::toolbox::panicked(tool, e.into_panic().as_ref())),
-        Err(e) => {
-            Err(ToolError::new(ErrorKind::Unavailable, format!("`{tool}` could not run: the runtime is shutting down"))
-                .with_detail(e.to_string()))
-        }
     }
 }
 
@@ -562,18 +544,20 @@ pub fn check_max_length<T: HasLength>(field: &'static str, value: &T, max: usize
     }
 }
 
-pub fn check_pattern<T: Text>(field: &'static str, value: &T, re: &Regex) -> Result<(), Violation> {
-    match value.text() {
-        Some(s) if !re.is_match(s) => {
+pub fn check_pattern<T: Text>(field: &'static str, value: &T, re: &Option<Regex>) -> Result<(), Violation> {
+    match (value.text(), re) {
+        (Some(s), Some(re)) if !re.is_match(s) => {
             Err(Violation { field, rule: format!("must match the pattern `{}` (got {s:?})", re.as_str()) })
         }
+        (Some(_), None) => Err(Violation { field, rule: "cannot be checked: its pattern does not compile".into() }),
         _ => Ok(()),
     }
 }
 
-/// Compiles a pattern already checked by the macro at compile time.
-pub fn regex(pattern: &str) -> Regex {
-    Regex::new(pattern).unwrap_or_else(|e| unreachable!("pattern checked at compile time: {e}"))
+/// Compiles a pattern the macro already compiled at compile time (so `None` is not
+/// expected; it fails the check rather than panicking).
+pub fn regex(pattern: &str) -> Option<Regex> {
+    Regex::new(pattern).ok()
 }
 
 /// `minimum` with the bound's type inferred from the parameter through `Numeric<Bound = B>`
@@ -623,9 +607,9 @@ impl<T: ?Sized> LengthViaNothing for LengthProbe<T> {
     }
 }
 
-// ---- toolbox! ----------------------------------------------------------------
+// ---- toolbox! and hooks! -------------------------------------------------------
 
-/// Compile-time string equality, for duplicate-name checks in `toolbox!`.
+/// Compile-time string equality.
 pub const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
@@ -639,6 +623,94 @@ pub const fn str_eq(a: &str, b: &str) -> bool {
         i += 1;
     }
     true
+}
+
+const fn fnv1a(s: &str) -> u64 {
+    let bytes = s.as_bytes();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        hash ^= bytes[i] as u64;
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    hash
+}
+
+/// The first name that repeats an earlier one, as `(earlier, later)` indices, in
+/// expected linear time: an open-addressing hash set in `table` (a power of two, more
+/// than twice as long as `names`, filled with `usize::MAX`). Runs at compile time for
+/// `toolbox!` and `hooks!`.
+pub const fn first_duplicate(names: &[&str], table: &mut [usize]) -> Option<(usize, usize)> {
+    let mask = table.len() - 1;
+    let mut i = 0;
+    while i < names.len() {
+        let mut slot = (fnv1a(names[i]) as usize) & mask;
+        loop {
+            let seen = table[slot];
+            if seen == usize::MAX {
+                table[slot] = i;
+                break;
+            }
+            if str_eq(names[seen], names[i]) {
+                return Some((seen, i));
+            }
+            slot = (slot + 1) & mask;
+        }
+        i += 1;
+    }
+    None
+}
+
+/// A message built at compile time (a `const` panic takes one `&str`).
+pub struct ConstMessage {
+    buf: [u8; 512],
+    len: usize,
+}
+
+impl ConstMessage {
+    /// `` `first` and `second` have the same {what} name; give one another name with `#[{attr}(name = "...")]` ``.
+    pub const fn duplicate(first: &str, second: &str, what: &str, attr: &str) -> Self {
+        ConstMessage { buf: [0; 512], len: 0 }
+            .push("`")
+            .push(first)
+            .push("` and `")
+            .push(second)
+            .push("` have the same ")
+            .push(what)
+            .push(" name; give one another name with `#[")
+            .push(attr)
+            .push("(name = \"...\")]`")
+    }
+
+    const fn push(mut self, s: &str) -> Self {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() && self.len < self.buf.len() {
+            self.buf[self.len] = bytes[i];
+            self.len += 1;
+            i += 1;
+        }
+        self
+    }
+
+    /// The text (cut at a character boundary if it was too long).
+    pub const fn as_str(&self) -> &str {
+        let mut len = self.len;
+        loop {
+            let (head, _) = self.buf.split_at(len);
+            match core::str::from_utf8(head) {
+                Ok(s) => return s,
+                Err(_) => len -= 1,
+            }
+        }
+    }
+}
+
+/// A `#[tool]`'s entry in a toolbox.
+#[inline]
+pub fn entry<T: Tool>(tool: T) -> ToolEntry {
+    ToolEntry::of(tool)
 }
 
 /// The handle of a `#[tool]` function, as `toolbox!` names it (by the function's path).

@@ -37,28 +37,62 @@ extern crate self as toolkit;
 
 pub mod agent;
 pub mod call;
+pub mod context;
+pub mod error;
+mod exec;
 pub mod hook;
 pub mod hooks;
+mod limits;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod model;
-mod pipeline;
+pub mod record;
 pub mod schema;
+pub mod spec;
 pub mod tool;
 pub mod toolbox;
 
 #[doc(hidden)]
 pub mod __private;
 
-pub use call::{
-    CallContext, CallRecord, Effect, ErrorKind, HookAction, Outcome, Output, RecordSink, State, ToolCall, ToolError,
-    ToolResult, Violation,
-};
+pub use call::{Output, ToolCall, ToolCallRef, ToolResult};
+pub use context::{CallContext, State};
+pub use error::{ErrorKind, ToolError, Violation};
 pub use hook::{AfterCall, BeforeCall, Decision, ErrorCall, Hook, Hooks, OnFailure, Recovery, Scope};
+pub use limits::Limits;
+pub use record::{CallRecord, Effect, HookAction, Outcome, RecordSink};
 pub use schema::{Incompatibility, Target};
-pub use tool::{Annotations, Tool, ToolSpec, Validate};
-pub use toolbox::{DynTool, FnTool, Limits, Toolbox, ToolboxError};
-pub use toolkit_macros::{tool, toolbox, tools};
+pub use spec::{Annotations, ToolSpec};
+pub use tool::{DynTool, FnTool, Tool, Validate};
+pub use toolbox::{Toolbox, ToolboxError};
+pub use toolkit_macros::{tool, tools};
+
+/// Builds a [`Toolbox`] of `#[tool]` functions and methods, its names checked at compile
+/// time: `toolbox![get_weather, files::read_file, store.search]`.
+///
+/// Entries are paths to `#[tool]` functions, or `value.method` for a `#[tool]` method
+/// (in a `#[tools]` impl block) of an `Arc` value. Two tools with the same name are a
+/// compile error at the second one. The macro reaches this crate through `$crate`, so it
+/// works under any name the dependency is given.
+///
+/// ```
+/// use toolkit::prelude::*;
+///
+/// /// Add two integers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// let tools = toolbox![add];
+/// assert_eq!(tools.names(), ["add"]);
+/// ```
+#[macro_export]
+macro_rules! toolbox {
+    ($($entries:tt)*) => {
+        $crate::__private::toolbox_impl!($crate; $($entries)*)
+    };
+}
 
 /// Makes a function a hook: code that runs around tool calls and governs them.
 ///
@@ -176,7 +210,12 @@ pub use toolkit_macros::hook;
 /// let tools = Toolbox::new().with_hooks(hooks);
 /// assert_eq!(tools.hooks().len(), 2);
 /// ```
-pub use toolkit_macros::hooks;
+#[macro_export]
+macro_rules! hooks {
+    ($($entries:tt)*) => {
+        $crate::__private::hooks_impl!($crate; $($entries)*)
+    };
+}
 
 /// The argument struct `#[tool]` generated for a tool: `Args<read_file>`.
 pub type Args<T> = <T as Tool>::Args;
@@ -184,8 +223,8 @@ pub type Args<T> = <T as Tool>::Args;
 /// Everything a tool author needs, in one import.
 pub mod prelude {
     pub use crate::{
-        AfterCall, Args, BeforeCall, CallContext, Decision, ErrorCall, ErrorKind, Output, Recovery, Target, Tool,
-        ToolCall, ToolError, ToolResult, ToolSpec, Toolbox,
+        AfterCall, Args, BeforeCall, CallContext, CallRecord, Decision, ErrorCall, ErrorKind, Hook, Hooks, Output,
+        Recovery, Scope, Target, Tool, ToolCall, ToolCallRef, ToolError, ToolResult, ToolSpec, Toolbox,
         agent::Agent,
         hook, hooks,
         model::{Message, Model, ScriptedModel, ToolChoice, Turn},

@@ -1,152 +1,25 @@
-//! What a tool is: its [`ToolSpec`] (what a model is shown) and the [`Tool`] trait
-//! (what the runtime calls). `#[tool]` implements both; tools built at run time
-//! implement [`DynTool`](crate::toolbox::DynTool) instead.
+//! What a tool is to the runtime: the [`Tool`] trait, which `#[tool]` implements for a
+//! function known at compile time, and [`DynTool`] for a tool defined at run time (for
+//! example, imported from an MCP server). Both run through the same call path.
 
 use std::future::Future;
-use std::time::Duration;
 
+use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::call::{CallContext, Output, ToolError};
-
-/// Effect annotations of a tool, as MCP names them (`readOnlyHint`, ...).
-///
-/// They inform the model and the runtime (a result cache only serves read-only or
-/// idempotent tools; a retry is only attempted for them) but enforce nothing.
-///
-/// ```
-/// let a = toolkit::Annotations { read_only: true, ..Default::default() };
-/// assert!(a.read_only && !a.destructive);
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct Annotations {
-    /// The tool does not change its environment.
-    pub read_only: bool,
-    /// The tool may destroy or overwrite data.
-    pub destructive: bool,
-    /// Calling the tool twice with the same arguments has no further effect.
-    pub idempotent: bool,
-    /// The tool talks to an open world (the web, other people's systems).
-    pub open_world: bool,
-}
-
-impl Annotations {
-    /// Whether running the tool again with the same arguments is safe (it is read-only
-    /// or idempotent): the condition for a retry and for a cached answer.
-    ///
-    /// ```
-    /// let a = toolkit::Annotations { idempotent: true, ..Default::default() };
-    /// assert!(a.repeatable());
-    /// assert!(!toolkit::Annotations::default().repeatable());
-    /// ```
-    pub fn repeatable(&self) -> bool {
-        self.read_only || self.idempotent
-    }
-}
-
-/// Everything a model needs to know about one tool, built once per tool.
-///
-/// `input_schema` is the canonical schema: JSON Schema 2020-12, an object root,
-/// properties in declaration order, `additionalProperties: false`, descriptions from
-/// doc comments, nested types under `$defs`. Provider-specific shapes are derived from
-/// it by [`ToolSpec::export`].
-///
-/// ```
-/// use serde_json::json;
-/// let spec = toolkit::ToolSpec::new(
-///     "echo",
-///     "Repeat the text back.",
-///     json!({"type": "object", "properties": {"text": {"type": "string"}},
-///            "required": ["text"], "additionalProperties": false}),
-/// );
-/// assert_eq!(spec.name, "echo");
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct ToolSpec {
-    /// The name the model calls the tool by (`^[a-zA-Z0-9_-]{1,64}$`).
-    pub name: String,
-    /// A human-readable title (MCP `title`), if any.
-    pub title: Option<String>,
-    /// What the tool does and when to use it: the text the model decides by.
-    pub description: String,
-    /// The canonical JSON Schema of the arguments (an object).
-    pub input_schema: Value,
-    /// The JSON Schema of a typed output, if the tool has one.
-    pub output_schema: Option<Value>,
-    /// Effect annotations.
-    pub annotations: Annotations,
-    /// How long one call may take before it fails with `timed_out`.
-    pub timeout: Option<Duration>,
-    /// Ask providers that support it to enforce the schema strictly (OpenAI `strict`).
-    pub strict: bool,
-    /// A one-line rendering of the arguments, used in error messages
-    /// (`{location: string, unit?: "celsius" | "fahrenheit"}`).
-    pub expected: String,
-}
-
-impl ToolSpec {
-    /// A spec with a name, a description and a canonical input schema; everything
-    /// else off. `expected` is rendered from the schema.
-    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
-        let expected = crate::schema::render_expected(&input_schema);
-        ToolSpec {
-            name: name.into(),
-            title: None,
-            description: description.into(),
-            input_schema,
-            output_schema: None,
-            annotations: Annotations::default(),
-            timeout: None,
-            strict: false,
-            expected,
-        }
-    }
-
-    /// Sets the title.
-    pub fn with_title(mut self, title: impl Into<String>) -> Self {
-        self.title = Some(title.into());
-        self
-    }
-
-    /// Sets the output schema.
-    pub fn with_output_schema(mut self, schema: Value) -> Self {
-        self.output_schema = Some(schema);
-        self
-    }
-
-    /// Sets the effect annotations.
-    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
-        self.annotations = annotations;
-        self
-    }
-
-    /// Sets the per-call timeout.
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
-    }
-
-    /// Marks the tool strict (OpenAI structured outputs).
-    pub fn with_strict(mut self, strict: bool) -> Self {
-        self.strict = strict;
-        self
-    }
-
-    /// Whether the tool takes no arguments at all (an empty arguments string is then
-    /// read as `{}`, as several models send it).
-    pub fn takes_no_arguments(&self) -> bool {
-        self.input_schema.get("properties").and_then(Value::as_object).is_none_or(|p| p.is_empty())
-    }
-}
+use crate::call::Output;
+use crate::context::CallContext;
+use crate::error::ToolError;
+use crate::spec::ToolSpec;
 
 /// A tool known at compile time, implemented by `#[tool]` (and `#[tools]` for
 /// methods) on a zero-sized handle type named like the function.
 ///
 /// The runtime parses the model's JSON straight into [`Tool::Args`], validates it, and
-/// calls [`Tool::invoke`]; everything in between is monomorphized, so dispatch through
-/// `toolbox!` costs one `match` on the name and one boxed future.
+/// calls [`Tool::invoke`]. Only that much is compiled per tool: the drivers, the hook
+/// pipeline, the timeout guard, records and error messages are compiled once and reach
+/// the tool through a type-erased boundary.
 ///
 /// Implementing it by hand takes an argument type, an output type (what typed after
 /// hooks may read: use the type `invoke` turns into text, or `()`), a name, a spec and
@@ -183,7 +56,7 @@ impl ToolSpec {
 ///     fn invoke<'a>(
 ///         &'a self,
 ///         _args: PingArgs,
-///         _cx: &'a CallContext<'a>,
+///         _cx: CallContext<'a>,
 ///     ) -> impl Future<Output = Result<Output, ToolError>> + Send + 'a {
 ///         async { Ok(Output::text("pong")) }
 ///     }
@@ -214,11 +87,12 @@ pub trait Tool: Send + Sync + 'static {
     const NAME: &'static str;
     /// The tool's spec, built once.
     fn spec() -> &'static ToolSpec;
-    /// Runs the tool on parsed, validated arguments.
+    /// Runs the tool on parsed, validated arguments. The future owns the context (a
+    /// `#[context]` parameter borrows it from there).
     fn invoke<'a>(
         &'a self,
         args: Self::Args,
-        cx: &'a CallContext<'a>,
+        cx: CallContext<'a>,
     ) -> impl Future<Output = Result<Output, ToolError>> + Send + 'a;
 
     /// The arguments as a JSON object, for hooks that read or rewrite them as JSON and for
@@ -260,5 +134,65 @@ pub trait Tool: Send + Sync + 'static {
 /// Generated by `#[tool]`.
 pub trait Validate {
     /// `Err` names the parameter and the rule it broke.
-    fn validate(&self) -> Result<(), crate::call::Violation>;
+    fn validate(&self) -> Result<(), crate::error::Violation>;
+}
+
+/// A tool defined at run time (for example, imported from an MCP server). It receives
+/// arguments already checked to be a JSON object within the size limit; checking them
+/// against its schema is its own business.
+///
+/// ```
+/// use toolkit::{DynTool, FnTool, Output, ToolSpec, Toolbox, ToolCall};
+/// use serde_json::json;
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let spec = ToolSpec::new("shout", "Upper-case the text.", json!({
+///     "type": "object", "properties": {"text": {"type": "string"}},
+///     "required": ["text"], "additionalProperties": false}));
+/// let shout = FnTool::new(spec, |args| async move {
+///     let text = args["text"].as_str().unwrap_or_default().to_uppercase();
+///     Ok(Output::text(text))
+/// });
+/// let mut tools = Toolbox::new();
+/// tools.add_dynamic(shout).unwrap();
+/// let r = tools.call(ToolCall::new("1", "shout", r#"{"text":"hi"}"#)).await;
+/// assert_eq!(r.content, "HI");
+/// # }
+/// ```
+pub trait DynTool: Send + Sync + 'static {
+    /// The tool's spec.
+    fn spec(&self) -> &ToolSpec;
+    /// Runs the tool.
+    fn call<'a>(&'a self, args: Map<String, Value>, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>>;
+}
+
+/// A [`DynTool`] made of a spec and an async closure.
+pub struct FnTool<F> {
+    spec: ToolSpec,
+    f: F,
+}
+
+impl<F> FnTool<F> {
+    /// A tool that runs `f` on the argument object.
+    pub fn new<Fut>(spec: ToolSpec, f: F) -> Self
+    where
+        F: Fn(Map<String, Value>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Output, ToolError>> + Send + 'static,
+    {
+        FnTool { spec, f }
+    }
+}
+
+impl<F, Fut> DynTool for FnTool<F>
+where
+    F: Fn(Map<String, Value>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Output, ToolError>> + Send + 'static,
+{
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call<'a>(&'a self, args: Map<String, Value>, _cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>> {
+        Box::pin((self.f)(args))
+    }
 }

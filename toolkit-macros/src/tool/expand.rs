@@ -154,7 +154,7 @@ fn constraint_checks(m: &ToolModel, binding: &syn::Ident, ty: &syn::Type, a: &Ar
     if let Some(p) = &a.pattern {
         let call = check("check_pattern", quote!(&__TOOLKIT_RE));
         out.push(quote!({
-            static __TOOLKIT_RE: #krate::__private::LazyLock<#krate::__private::Regex> =
+            static __TOOLKIT_RE: #krate::__private::LazyLock<#krate::__private::Option<#krate::__private::Regex>> =
                 #krate::__private::LazyLock::new(|| #krate::__private::regex(#p));
             #call
         }));
@@ -468,11 +468,13 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
     let runs_now = !m.is_async && !m.blocking;
     let invoke_body = if runs_now {
         quote_spanned! {fn_ident.span()=>
-            async move { #p::finished(<Self as #p::Tool>::invoke_now(self, __toolkit_args, __toolkit_cx)) }
+            async move { #p::finished(<Self as #p::Tool>::invoke_now(self, __toolkit_args, &__toolkit_cx)) }
         }
     } else {
         quote_spanned! {fn_ident.span()=>
             async move {
+                // The future owns the context; the function borrows it from there.
+                let __toolkit_cx = &__toolkit_cx;
                 #this
                 #destructure
                 #(#injections)*
@@ -542,7 +544,7 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
             fn invoke<'__toolkit>(
                 &'__toolkit self,
                 __toolkit_args: #args_ident,
-                __toolkit_cx: &'__toolkit #p::CallContext<'__toolkit>,
+                __toolkit_cx: #p::CallContext<'__toolkit>,
             ) -> #future {
                 #invoke_body
             }
@@ -644,7 +646,7 @@ pub fn placeholder(
             fn invoke<'__toolkit>(
                 &'__toolkit self,
                 _: #p::NoArgs,
-                _: &'__toolkit #p::CallContext<'__toolkit>,
+                _: #p::CallContext<'__toolkit>,
             ) -> impl ::core::future::Future<Output = #p::Result<#p::Output, #p::ToolError>> + ::core::marker::Send + '__toolkit {
                 async { #p::Err(#p::placeholder_error()) }
             }

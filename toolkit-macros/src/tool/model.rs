@@ -380,12 +380,22 @@ fn classify_output(ty: &Type, errors: &mut Errors, top: bool) -> OutputKind {
     }
 }
 
+/// The pattern is compiled here by the same `regex` crate that checks it at run time,
+/// so a pattern it would refuse there (bad syntax, or over its size limit) is an error
+/// at the pattern now.
 fn check_pattern(lit: &LitStr, errors: &mut Errors) {
-    if let Err(e) = regex_syntax::Parser::new().parse(&lit.value()) {
-        let text = e.to_string();
-        let last = text.lines().last().unwrap_or("invalid").trim();
-        let reason = last.strip_prefix("error: ").unwrap_or(last);
-        errors.at(lit, format!("`pattern` is not a valid regular expression ({reason}): fix the pattern"));
+    match regex::Regex::new(&lit.value()) {
+        Ok(_) => {}
+        Err(regex::Error::CompiledTooBig(limit)) => errors.at(
+            lit,
+            format!("`pattern` is too large: compiled, it exceeds the regex crate's size limit ({limit} bytes); simplify the pattern"),
+        ),
+        Err(e) => {
+            let text = e.to_string();
+            let last = text.lines().last().unwrap_or("invalid").trim();
+            let reason = last.strip_prefix("error: ").unwrap_or(last);
+            errors.at(lit, format!("`pattern` is not a valid regular expression ({reason}): fix the pattern"));
+        }
     }
 }
 

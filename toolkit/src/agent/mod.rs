@@ -40,9 +40,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use tracing::Instrument;
 
-use crate::call::{CallRecord, RecordSink, ToolCall};
+use crate::call::ToolCall;
 use crate::hook::{DuplicateHook, Hook, Hooks, Scope};
 use crate::model::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelRequest, ToolChoice, Usage};
+use crate::record::{CallRecord, RecordSink};
 use crate::toolbox::Toolbox;
 
 /// What an agent run reports while it works, for a UI or a CLI to show progress.

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::hook::{BeforeCall, BeforeHook, Decision, Hook, HookError, HookStep};
-use crate::tool::Annotations;
+use crate::spec::Annotations;
 
 /// What a person decided about a call.
 #[derive(Debug, Clone, PartialEq)]

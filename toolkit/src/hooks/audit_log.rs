@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::redact::Redactor;
-use crate::call::{CallRecord, HookAction, Outcome, RecordSink};
+use crate::record::{CallRecord, HookAction, Outcome, RecordSink};
 
 /// A [`RecordSink`] that writes every call as one line of JSON (JSON Lines).
 ///
@@ -149,9 +149,12 @@ impl AuditLogBuilder {
     }
 
     /// Appends to the file at `path` (created if missing).
+    ///
+    /// An error, not a panic, when the file cannot be opened or the writer thread
+    /// cannot start.
     pub fn to_file(self, path: impl AsRef<Path>) -> Result<AuditLog, AuditError> {
         let file = OpenOptions::new().create(true).append(true).open(path)?;
-        Ok(self.to_writer(file))
+        self.start(file)
     }
 
     /// Writes to `writer`.
@@ -161,15 +164,22 @@ impl AuditLogBuilder {
     /// If the operating system cannot start the writer thread (as
     /// [`std::thread::spawn`] does).
     pub fn to_writer(self, writer: impl Write + Send + 'static) -> AuditLog {
+        match self.start(writer) {
+            Ok(log) => log,
+            Err(e) => panic!("failed to spawn the audit log's writer thread: {e}"),
+        }
+    }
+
+    /// Starts the writer thread on `writer`.
+    fn start(self, writer: impl Write + Send + 'static) -> Result<AuditLog, AuditError> {
         let (queue, received) = sync_channel(self.capacity);
         let capture = if self.redactor.is_some() { self.head.saturating_add(REDACTION_MARGIN) } else { self.head };
         let format = Format { head: self.head, capture, redactor: self.redactor.clone() };
         let out = BufWriter::with_capacity(64 * 1024, Box::new(writer) as Box<dyn Write + Send>);
         let thread = std::thread::Builder::new()
             .name("toolkit-audit-log".to_owned())
-            .spawn(move || write_all(received, out, format))
-            .expect("failed to spawn the audit log's writer thread");
-        AuditLog { inner: Arc::new(Inner { queue, head: self.head, thread: Mutex::new(Some(thread)) }) }
+            .spawn(move || write_all(received, out, format))?;
+        Ok(AuditLog { inner: Arc::new(Inner { queue, head: self.head, thread: Mutex::new(Some(thread)) }) })
     }
 }
 

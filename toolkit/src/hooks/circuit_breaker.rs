@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::carry::{Carried, owner};
 use super::duration_text::Readable;
 use super::store::{MemoryStore, Store};
-use crate::call::ErrorKind;
+use crate::error::ErrorKind;
 use crate::hook::{
     AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, ErrorCall, ErrorHook, Hook, HookError, HookStep, OnFailure,
     Recovery,

@@ -5,6 +5,16 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value};
 
+/// A type that can be a tool parameter's schema (any `JsonSchema`); its own trait so a
+/// missing `JsonSchema` is one error at the parameter's type that names the fix.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema`",
+    label = "no JSON Schema",
+    note = "add `#[derive(schemars::JsonSchema)]` to the type so the model can be shown its schema"
+)]
+pub trait ParamSchema: JsonSchema {}
+impl<T: JsonSchema + ?Sized> ParamSchema for T {}
+
 /// Whether a parameter must be sent.
 #[doc(hidden)]
 pub enum Presence {
@@ -43,7 +53,7 @@ impl ArgsSchema {
     }
 
     /// Adds one parameter. `constraints` are extra keywords (`minimum`, `pattern`, ...).
-    pub fn param<T: crate::__private::ParamSchema + ?Sized>(
+    pub fn param<T: ParamSchema + ?Sized>(
         &mut self,
         name: &str,
         description: Option<&str>,

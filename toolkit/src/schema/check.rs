@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::walk::Problem;
 use super::{Target, gemini, openai};
-use crate::ToolSpec;
+use crate::spec::ToolSpec;
 
 /// One thing a target cannot take of a tool: which tool, where in its schema, and the
 /// rule it breaks (with what to do about it).

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{Target, markdown};
-use crate::ToolSpec;
+use crate::spec::ToolSpec;
 
 /// The file name of a target's JSON: `tools.<stem>.json`.
 ///

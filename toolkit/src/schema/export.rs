@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::check::has_object_root;
 use super::{Target, gemini, openai};
-use crate::ToolSpec;
+use crate::spec::ToolSpec;
 
 impl ToolSpec {
     /// This tool in `target`'s shape: one element of a request's `tools` array.

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::example::{example_arguments, one_line};
 use super::refs::{self, Defs};
 use super::render::{Render, required};
-use crate::ToolSpec;
+use crate::spec::ToolSpec;
 
 /// Nested parameters are listed this many levels down (`filters.range.from`).
 const MAX_ROW_DEPTH: usize = 4;

@@ -37,7 +37,7 @@ mod gemini;
 mod markdown;
 mod openai;
 mod refs;
-mod render;
+pub(crate) mod render;
 mod target;
 mod walk;
 

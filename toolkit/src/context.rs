@@ -1,0 +1,105 @@
+//! What a running tool may know: the [`CallContext`] of its call and the toolbox's
+//! shared [`State`].
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::spec::ToolSpec;
+
+/// Shared values a toolbox hands to tools that declare a `#[state]` parameter, keyed
+/// by type.
+#[derive(Clone, Default)]
+pub struct State {
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+}
+
+impl State {
+    /// Stores a value, replacing any earlier value of the same type.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.values.insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    /// Stores a value that is already shared.
+    pub fn insert_arc<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
+        self.values.insert(TypeId::of::<T>(), value);
+    }
+
+    /// The value of type `T`, if one was stored.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.values.get(&TypeId::of::<T>()).and_then(|v| v.downcast_ref())
+    }
+
+    /// The shared value of type `T`, if one was stored.
+    pub fn get_arc<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.values.get(&TypeId::of::<T>()).cloned().and_then(|v| v.downcast().ok())
+    }
+}
+
+impl fmt::Debug for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("State").field("values", &self.values.len()).finish()
+    }
+}
+
+/// What a tool may know about the call it is serving. Declare a parameter
+/// `#[context] cx: &CallContext` to receive it; it never appears in the schema.
+///
+/// ```
+/// use toolkit::prelude::*;
+///
+/// /// Say which call this is.
+/// #[tool]
+/// fn whoami(#[context] cx: &CallContext<'_>) -> String {
+///     format!("{} via {}", cx.call_id(), cx.tool().name)
+/// }
+/// # fn main() {}
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct CallContext<'a> {
+    call_id: &'a str,
+    spec: &'a ToolSpec,
+    state: &'a State,
+    keep_raw: bool,
+}
+
+impl<'a> CallContext<'a> {
+    /// A context for one call.
+    #[inline]
+    pub fn new(call_id: &'a str, spec: &'a ToolSpec, state: &'a State) -> Self {
+        CallContext { call_id, spec, state, keep_raw: false }
+    }
+
+    /// Asks the tool to keep its typed return value in the [`Output`] (an after hook
+    /// will read it).
+    #[doc(hidden)]
+    #[inline]
+    pub fn keeping_raw(mut self, keep: bool) -> Self {
+        self.keep_raw = keep;
+        self
+    }
+
+    /// Whether an after hook will read the typed return value
+    /// ([`Output::with_raw`]); generated code keeps it only then.
+    #[doc(hidden)]
+    #[inline]
+    pub fn keeps_raw(&self) -> bool {
+        self.keep_raw
+    }
+
+    /// The id of the call (`tool_call_id`).
+    pub fn call_id(&self) -> &'a str {
+        self.call_id
+    }
+
+    /// The spec of the tool being called.
+    pub fn tool(&self) -> &'a ToolSpec {
+        self.spec
+    }
+
+    /// The toolbox's shared state.
+    pub fn state(&self) -> &'a State {
+        self.state
+    }
+}

@@ -1,0 +1,432 @@
+//! The hooked call (DESIGN §5): before hooks, the tool, after hooks, error hooks,
+//! retries, and what the record learns from them.
+//!
+//! One driver, [`drive`], written once as an `async fn` and compiled once: it reaches
+//! the tool through `&dyn Runnable`. When the tool and every hook finish without waiting,
+//! [`start_hooked`] polls it once on the stack (nothing is boxed); otherwise the call's
+//! one boxed future owns it.
+
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use super::guard::{Guard, guarded, panicked};
+use super::plan::Plan;
+use super::runnable::{Runnable, not_ready};
+use super::slot::Slot;
+use super::step::step;
+use super::{Env, HookEnv, Started};
+use crate::call::{Output, ToolCallRef};
+use crate::context::CallContext;
+use crate::error::{ErrorKind, ToolError};
+use crate::hook::{
+    AfterCall, ArgsSlot, BeforeCall, CallInfo, Decision, ErrorCall, Extensions, Hook, OnFailure, Recovery, Scope,
+};
+use crate::record::{Effect, Event, HookAction, Outcome};
+use crate::spec::ToolSpec;
+
+/// What a hooked call is about: a tool, or a name no tool has (its only step is the
+/// error, which error hooks still see).
+pub(crate) enum Target<'a> {
+    Tool(&'a dyn Runnable),
+    Unknown(ToolError),
+}
+
+/// How a hooked call ended.
+pub(crate) struct Finished {
+    pub(crate) result: Result<String, ToolError>,
+    pub(crate) outcome: Outcome,
+    /// What the record needs besides, when one will be built (boxed: a call without
+    /// sinks carries one pointer).
+    pub(crate) report: Option<Box<Report>>,
+}
+
+/// What a hooked call tells its record.
+#[derive(Default)]
+pub(crate) struct Report {
+    pub(crate) acted: Vec<HookAction>,
+    pub(crate) rewritten_arguments: Option<String>,
+    pub(crate) attempts: u32,
+    pub(crate) tool_duration: Option<Duration>,
+}
+
+/// What a call with hooks needs: its plan, its scope, whether a record will be built.
+struct Hooked<'a> {
+    plan: Plan<'a>,
+    scope: &'a Scope,
+    wants_record: bool,
+}
+
+/// Starts a call that hooks act on (`plan`): polled once on the stack when the tool and
+/// every hook finish without waiting, else in one boxed future.
+pub(crate) fn start_hooked<'a>(
+    target: Target<'a>,
+    plan: Plan<'a>,
+    hooks: HookEnv<'a>,
+    call: ToolCallRef<'a>,
+    env: Env<'a>,
+) -> Started<'a> {
+    let runs_now = match &target {
+        Target::Tool(tool) => tool.runs_now(),
+        Target::Unknown(_) => true,
+    };
+    let hooked = Hooked { plan, scope: hooks.scope, wants_record: hooks.wants_record };
+    if runs_now && hooked.plan.is_sync() {
+        let driver = pin!(drive(target, call, env, &hooked));
+        return match driver.poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(finished) => Started::Finished(finished),
+            // Not reached: a sync hook that returns a future has failed (see `step`), and
+            // a tool that runs now is never awaited.
+            Poll::Pending => Started::Done(Err(ToolError::new(ErrorKind::Unavailable, "this tool is not available")
+                .with_detail("a call whose tool and hooks are all sync had to wait"))),
+        };
+    }
+    Started::Hooked(Box::pin(async move { drive(target, call, env, &hooked).await }))
+}
+
+/// What the before hooks decided, all together.
+enum Before {
+    Continue,
+    Block(String, Option<String>),
+    Return(Output),
+}
+
+/// What one attempt produced, before after or error hooks.
+enum Produced {
+    /// An output; `true` when a before hook returned it (cached).
+    Output(Output, bool),
+    Failed(ToolError),
+    Blocked(String, Option<String>),
+}
+
+/// What after or error hooks said about an attempt.
+enum HooksSaid {
+    /// After hooks: the rewritten text, or a block.
+    After(Result<Option<String>, (String, Option<String>)>),
+    Error(Handled),
+}
+
+enum Handled {
+    Propagate,
+    Retry,
+    Message(String),
+    Block(String, Option<String>),
+}
+
+/// What an attempt's end leads to.
+enum Next {
+    Done(Finished),
+    Retry,
+}
+
+/// One attempt's bookkeeping for the record.
+#[derive(Default)]
+struct Attempt {
+    touched: bool,
+    rewritten_arguments: Option<String>,
+    tool_duration: Option<Duration>,
+}
+
+/// The state of one hooked call across its attempts.
+struct Run<'c> {
+    info: CallInfo<'c>,
+    plan: &'c Plan<'c>,
+    env: Env<'c>,
+    ext: Extensions,
+    acted: Acted,
+    /// After or error hooks may read the arguments once the tool has taken them.
+    keep_args: bool,
+}
+
+/// Runs one hooked call.
+async fn drive(target: Target<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: &Hooked<'_>) -> Finished {
+    // The tool and its spec, or why there is none (building a spec may panic).
+    let (tool, refused) = match target {
+        Target::Tool(tool) => match guarded(call.name, || Ok(tool.spec())) {
+            Ok(spec) => (Some((tool, spec)), None),
+            Err(e) => (None, Some(e)),
+        },
+        Target::Unknown(e) => (None, Some(e)),
+    };
+    let mut run = Run::new(tool.map(|(_, spec)| spec), call, env, hooked);
+    loop {
+        let mut attempt = Attempt::default();
+        let mut slot = None;
+        let parsed = match (tool, &refused) {
+            (Some((tool, _)), _) => guarded(call.name, || tool.parse(call.arguments, env.limits))
+                .map(|args| Slot::new(tool, args, run.keep_args)),
+            (None, Some(e)) => Err(e.clone()),
+            (None, None) => Err(not_ready()),
+        };
+        let produced = match parsed {
+            Err(e) => Produced::Failed(e),
+            Ok(s) => {
+                let s = slot.insert(s);
+                match run.before(s, &mut attempt).await {
+                    Before::Block(reason, detail) => Produced::Blocked(reason, detail),
+                    Before::Return(output) => Produced::Output(output, true),
+                    Before::Continue => match (run.ready_to_run(s, &mut attempt), tool) {
+                        (Err(e), _) => Produced::Failed(e),
+                        (Ok(clock), Some((tool, spec))) => {
+                            let ran = run.tool(tool, spec, s).await;
+                            attempt.tool_duration = clock.map(|t| t.elapsed());
+                            match ran {
+                                Ok(output) => Produced::Output(output, false),
+                                Err(e) => Produced::Failed(e),
+                            }
+                        }
+                        (Ok(_), None) => Produced::Failed(not_ready()),
+                    },
+                }
+            }
+        };
+        let args = slot.as_mut().map(|s| s as &mut dyn ArgsSlot);
+        let said = match &produced {
+            Produced::Output(output, cached) if run.plan.after => run.after(output, args, *cached).await,
+            Produced::Failed(error) if run.plan.error => run.on_error(error, args).await,
+            Produced::Output(..) => HooksSaid::After(Ok(None)),
+            Produced::Failed(_) | Produced::Blocked(..) => HooksSaid::Error(Handled::Propagate),
+        };
+        if let Next::Done(finished) = run.conclude(produced, said, attempt) {
+            return finished;
+        }
+    }
+}
+
+impl<'c> Run<'c> {
+    fn new(spec: Option<&'c ToolSpec>, call: ToolCallRef<'c>, env: Env<'c>, hooked: &'c Hooked<'c>) -> Self {
+        let plan = &hooked.plan;
+        Run {
+            info: CallInfo {
+                call_id: call.id,
+                tool: call.name,
+                raw: call.arguments,
+                spec,
+                scope: hooked.scope,
+                state: env.state,
+                attempt: 1,
+            },
+            plan,
+            env,
+            ext: Extensions::default(),
+            acted: Acted { on: hooked.wants_record, list: Vec::new() },
+            keep_args: plan.after || plan.error,
+        }
+    }
+
+    /// The before hooks, in order, until one blocks or returns an output.
+    async fn before(&mut self, slot: &mut Slot<'_>, attempt: &mut Attempt) -> Before {
+        if !self.plan.before {
+            return Before::Continue;
+        }
+        for hook in self.plan.iter() {
+            let Some(hook_fn) = &hook.before else { continue };
+            let mut call = BeforeCall { info: &self.info, args: &mut *slot, ext: &mut self.ext, touched: false };
+            let outcome = step(hook, || hook_fn.before(&mut call)).await;
+            let touched = call.touched;
+            attempt.touched |= touched;
+            match outcome {
+                Ok(Decision::Continue) => {
+                    if touched {
+                        self.acted.push(hook, Event::Before, Effect::Rewrote, None);
+                    }
+                }
+                Ok(Decision::Block(reason)) => {
+                    self.acted.push(hook, Event::Before, Effect::Blocked, None);
+                    return Before::Block(reason, None);
+                }
+                Ok(Decision::Return(output)) => {
+                    self.acted.push(hook, Event::Before, Effect::Returned, None);
+                    return Before::Return(output);
+                }
+                Err(why) => {
+                    if let Some((reason, detail)) = self.failed(hook, Event::Before, &why) {
+                        return Before::Block(reason, detail);
+                    }
+                }
+            }
+        }
+        Before::Continue
+    }
+
+    /// Before the tool runs: the arguments a hook may have rewritten must still fit, and
+    /// the record wants them as the tool got them.
+    fn ready_to_run(&self, slot: &mut Slot<'_>, attempt: &mut Attempt) -> Result<Option<Instant>, ToolError> {
+        if let Some(e) = slot.take_error() {
+            return Err(e);
+        }
+        if attempt.touched && self.acted.on {
+            attempt.rewritten_arguments = Some(slot.to_json_string(self.info.raw));
+        }
+        Ok(self.acted.on.then(Instant::now))
+    }
+
+    /// Runs the tool on the arguments in the slot: at once when it never waits, under
+    /// its guard (timeout, panics) otherwise.
+    async fn tool(&self, tool: &dyn Runnable, spec: &ToolSpec, slot: &mut Slot<'_>) -> Result<Output, ToolError> {
+        let args = slot.take().ok_or_else(not_ready)?;
+        let cx = CallContext::new(self.info.call_id, spec, self.env.state).keeping_raw(self.plan.after);
+        if tool.runs_now() {
+            return guarded(&spec.name, || tool.run_now(args, &cx));
+        }
+        match catch_unwind(AssertUnwindSafe(|| tool.run(args, cx))) {
+            Ok(running) => Guard::new(running, spec, self.env.limits).await,
+            Err(payload) => Err(panicked(&spec.name, payload.as_ref())),
+        }
+    }
+
+    /// The after hooks, in order, on an output.
+    async fn after(&mut self, output: &Output, mut args: Option<&mut dyn ArgsSlot>, cached: bool) -> HooksSaid {
+        let mut text: Option<String> = None;
+        for hook in self.plan.iter() {
+            let Some(hook_fn) = &hook.after else { continue };
+            let saved = text.clone();
+            let mut out = AfterCall {
+                info: &self.info,
+                output,
+                text: &mut text,
+                args: reborrow(&mut args),
+                ext: &mut self.ext,
+                cached,
+                touched: false,
+            };
+            let outcome = step(hook, || hook_fn.after(&mut out)).await;
+            let touched = out.touched;
+            match outcome {
+                Ok(()) if touched => self.acted.push(hook, Event::After, Effect::Rewrote, None),
+                Ok(()) => {}
+                Err(why) => {
+                    // Failing open means as if the hook had not run: its rewrite is undone.
+                    text = saved;
+                    if let Some(block) = self.failed(hook, Event::After, &why) {
+                        return HooksSaid::After(Err(block));
+                    }
+                }
+            }
+        }
+        HooksSaid::After(Ok(text))
+    }
+
+    /// The error hooks, in order, on a failure, until one handles it.
+    async fn on_error(&mut self, error: &ToolError, mut args: Option<&mut dyn ArgsSlot>) -> HooksSaid {
+        let retryable = self.info.spec.is_some_and(|s| s.annotations.repeatable());
+        for hook in self.plan.iter() {
+            let Some(hook_fn) = &hook.error else { continue };
+            let mut err = ErrorCall { info: &self.info, error, args: reborrow(&mut args), ext: &mut self.ext };
+            let outcome = step(hook, || hook_fn.error(&mut err)).await;
+            let handled = match outcome {
+                Ok(Recovery::Propagate) => None,
+                Ok(Recovery::Retry) if retryable => {
+                    self.acted.push(hook, Event::Error, Effect::Retried, None);
+                    Some(Handled::Retry)
+                }
+                Ok(Recovery::Retry) => {
+                    tracing::debug!(hook = %hook.name, "retry ignored: the tool is neither read_only nor idempotent");
+                    None
+                }
+                Ok(Recovery::Message(text)) => {
+                    self.acted.push(hook, Event::Error, Effect::Recovered, None);
+                    Some(Handled::Message(text))
+                }
+                Err(why) => self.failed(hook, Event::Error, &why).map(|(r, d)| Handled::Block(r, d)),
+            };
+            if let Some(handled) = handled {
+                return HooksSaid::Error(handled);
+            }
+        }
+        HooksSaid::Error(Handled::Propagate)
+    }
+
+    /// A hook failed: log it, record it, and apply its policy (`Some` = block).
+    fn failed(&mut self, hook: &Hook, event: Event, why: &str) -> Option<(String, Option<String>)> {
+        let detail = format!("{} hook `{}` failed: {why}", event.as_str(), hook.name);
+        let policy = hook.failure_policy(event);
+        tracing::warn!(
+            gen_ai.tool.name = self.info.tool,
+            gen_ai.tool.call.id = self.info.call_id,
+            hook = %hook.name,
+            event = event.as_str(),
+            policy = ?policy,
+            "{detail}"
+        );
+        self.acted.push(hook, event, Effect::Failed, Some(detail.clone()));
+        (policy == OnFailure::Block).then(|| (format!("policy check `{}` failed", hook.name), Some(detail)))
+    }
+
+    /// The end of an attempt, once after or error hooks have spoken.
+    fn conclude(&mut self, produced: Produced, hooks: HooksSaid, attempt: Attempt) -> Next {
+        let (result, outcome) = match (produced, hooks) {
+            (Produced::Output(output, cached), HooksSaid::After(Ok(text))) => {
+                let text = text.unwrap_or_else(|| output.into_string());
+                (Ok(text), if cached { Outcome::Cached } else { Outcome::Ok })
+            }
+            (Produced::Blocked(reason, detail), _)
+            | (_, HooksSaid::After(Err((reason, detail))))
+            | (_, HooksSaid::Error(Handled::Block(reason, detail))) => (Err(blocked(reason, detail)), Outcome::Blocked),
+            (Produced::Failed(_), HooksSaid::Error(Handled::Retry))
+                if self.info.attempt <= self.env.limits.max_retries =>
+            {
+                self.info.attempt += 1;
+                return Next::Retry;
+            }
+            (Produced::Failed(error), HooksSaid::Error(Handled::Message(text))) => {
+                let kind = error.kind;
+                let detail = match error.detail {
+                    Some(d) => format!("{}; {d}", error.message),
+                    None => error.message,
+                };
+                (Err(ToolError::new(kind, text).with_detail(detail)), Outcome::Recovered(kind))
+            }
+            (Produced::Failed(error), _) => {
+                let kind = error.kind;
+                (Err(error), Outcome::Failed(kind))
+            }
+            (Produced::Output(output, _), HooksSaid::Error(_)) => (Ok(output.into_string()), Outcome::Ok),
+        };
+        let Attempt { rewritten_arguments, tool_duration, .. } = attempt;
+        let report = self.acted.on.then(|| {
+            let acted = std::mem::take(&mut self.acted.list);
+            Box::new(Report { acted, rewritten_arguments, attempts: self.info.attempt, tool_duration })
+        });
+        Next::Done(Finished { result, outcome, report })
+    }
+}
+
+/// The arguments for one more hook, for as long as that hook runs.
+fn reborrow<'s>(args: &'s mut Option<&mut dyn ArgsSlot>) -> Option<&'s mut (dyn ArgsSlot + 's)> {
+    match args {
+        Some(a) => Some(&mut **a as &mut (dyn ArgsSlot + 's)),
+        None => None,
+    }
+}
+
+/// The hooks that acted, kept only when a record will be built.
+struct Acted {
+    on: bool,
+    list: Vec<HookAction>,
+}
+
+impl Acted {
+    /// Notes what a hook did (only when a record will be built).
+    #[inline(always)]
+    fn push(&mut self, hook: &Hook, event: Event, effect: Effect, detail: Option<String>) {
+        if self.on {
+            self.note(hook, event, effect, detail);
+        }
+    }
+
+    #[inline(never)]
+    fn note(&mut self, hook: &Hook, event: Event, effect: Effect, detail: Option<String>) {
+        self.list.push(HookAction { hook: hook.name.clone(), event, effect, detail });
+    }
+}
+
+fn blocked(reason: String, detail: Option<String>) -> ToolError {
+    let error = ToolError::new(ErrorKind::Blocked, format!("blocked: {reason}"));
+    match detail {
+        Some(d) => error.with_detail(d),
+        None => error,
+    }
+}

@@ -1,0 +1,106 @@
+//! Running one call, from the model's arguments string to its result (DESIGN §4–5).
+//!
+//! A tool reaches this module as `&dyn Runnable` ([`runnable`]): the only code compiled
+//! per tool is what must be (parse into its struct, call it, encode its output). The
+//! rest is compiled once:
+//!
+//! - [`parse`]: the checks before parsing, and a failed parse described for the model;
+//! - [`plan`]: which hooks act on the call, in which order;
+//! - [`drive`]: the hooked call (before hooks, tool, after and error hooks, retries);
+//! - [`slot`]: the arguments as hooks see them (typed or JSON);
+//! - [`step`] and [`guard`]: one hook, and the tool, isolated from panics and overruns.
+//!
+//! A call no hook acts on takes the plain path: [`start`] parses and runs the tool in one
+//! step, under a panic guard, with no future at all for a sync tool and one boxed future
+//! otherwise.
+
+mod drive;
+mod guard;
+mod parse;
+mod plan;
+mod runnable;
+mod slot;
+mod step;
+
+use futures_util::future::BoxFuture;
+
+pub(crate) use drive::{Finished, Report, Target, start_hooked};
+pub use guard::run_blocking;
+pub(crate) use guard::{Guard, panicked};
+pub(crate) use plan::Plan;
+pub(crate) use runnable::{Dynamic, Runnable, Typed};
+
+use crate::call::{Output, ToolCallRef};
+use crate::context::State;
+use crate::error::ToolError;
+use crate::hook::{Hook, Scope};
+use crate::limits::Limits;
+use crate::record::Outcome;
+use crate::spec::ToolSpec;
+use runnable::Plain;
+
+/// What a call needs from its toolbox besides the tool itself.
+#[derive(Clone, Copy)]
+pub(crate) struct Env<'a> {
+    pub(crate) limits: &'a Limits,
+    pub(crate) state: &'a State,
+    /// The hooks this call may meet (`None`: there are none anywhere).
+    pub(crate) hooks: Option<HookEnv<'a>>,
+}
+
+/// The hooks a call may meet, before its tool is known: the three scopes' lists (global,
+/// toolbox, agent), the scope's labels, whether a record will be built.
+#[derive(Clone, Copy)]
+pub(crate) struct HookEnv<'a> {
+    pub(crate) lists: [&'a [Hook]; 3],
+    pub(crate) scope: &'a Scope,
+    pub(crate) wants_record: bool,
+}
+
+/// How a call started.
+pub(crate) enum Started<'a> {
+    /// The outcome is known (a sync tool ran, or the arguments were refused).
+    Done(Result<Output, ToolError>),
+    /// The tool is running (to be awaited under its [`Guard`]).
+    Running(BoxFuture<'a, Result<Output, ToolError>>, &'a ToolSpec),
+    /// The call runs through its hooks.
+    Hooked(BoxFuture<'a, Finished>),
+    /// The call ran through its hooks already (a sync tool, sync hooks: no future).
+    Finished(Finished),
+}
+
+/// Starts a call of `tool`: through its hooks when any act on it, else the plain way.
+#[inline]
+pub(crate) fn start<'a>(tool: &'a dyn Runnable, call: ToolCallRef<'a>, env: Env<'a>) -> Started<'a> {
+    if let Some(hooks) = env.hooks
+        && let Some(plan) = Plan::new(hooks.lists, call.name)
+    {
+        return start_hooked(Target::Tool(tool), plan, hooks, call, env);
+    }
+    // Parsing, validation, building the spec and a sync tool all run here: a panic in
+    // any of them is the call's error, never the caller's.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.start(call, env.state, env.limits))) {
+        Ok(Plain::Done(outcome)) => Started::Done(outcome),
+        Ok(Plain::Running(running, spec)) => Started::Running(running, spec),
+        Err(payload) => Started::Done(Err(panicked(call.name, payload.as_ref()))),
+    }
+}
+
+/// Starts a call naming no tool: error hooks still see it.
+pub(crate) fn start_unknown<'a>(error: ToolError, call: ToolCallRef<'a>, env: Env<'a>) -> Started<'a> {
+    match env.hooks.and_then(|h| Some((Plan::new(h.lists, call.name)?, h))) {
+        Some((plan, hooks)) => start_hooked(Target::Unknown(error), plan, hooks, call, env),
+        None => Started::Done(Err(error)),
+    }
+}
+
+impl Finished {
+    /// A call that ran with no hooks.
+    pub(crate) fn plain(outcome: Result<Output, ToolError>) -> Self {
+        let outcome_kind = match &outcome {
+            Ok(_) => Outcome::Ok,
+            Err(e) => Outcome::Failed(e.kind),
+        };
+        Finished { result: outcome.map(Output::into_string), outcome: outcome_kind, report: None }
+    }
+}

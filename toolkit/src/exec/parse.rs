@@ -1,0 +1,305 @@
+//! From the model's arguments string to a tool's arguments, and from a failed parse to a
+//! message the model can act on.
+//!
+//! Only [`parse_typed`] is generic (one `Deserialize` per tool, inlined into the tool's
+//! own code); everything that describes a failure is compiled once. A failed parse is
+//! described from the error serde_json gives and the text itself: the error's position
+//! is mapped back to the JSON path of the value it stopped at ([`path_at`]), so the
+//! arguments are never deserialized into the tool's type a second time.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorKind, ToolError, Violation};
+use crate::limits::Limits;
+use crate::spec::ToolSpec;
+use crate::tool::Validate;
+
+/// Parses arguments straight into the tool's struct, then checks its constraints.
+#[inline]
+pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
+    raw: &str,
+    spec: &ToolSpec,
+    limits: &Limits,
+) -> Result<A, ToolError> {
+    let raw = precheck(raw, spec, limits)?;
+    match serde_json::from_str::<A>(raw) {
+        Ok(args) => match args.validate() {
+            Ok(()) => Ok(args),
+            Err(v) => Err(violated(v, spec)),
+        },
+        Err(e) => Err(describe(raw, e, spec)),
+    }
+}
+
+/// Parses the arguments of a run-time tool into an object.
+pub(crate) fn parse_object(raw: &str, spec: &ToolSpec, limits: &Limits) -> Result<Map<String, Value>, ToolError> {
+    let raw = precheck(raw, spec, limits)?;
+    serde_json::from_str(raw).map_err(|e| malformed(e, spec))
+}
+
+#[cold]
+#[inline(never)]
+fn violated(v: Violation, spec: &ToolSpec) -> ToolError {
+    ToolError::new(ErrorKind::ConstraintViolation, format!("invalid argument: {v}; expected {}", spec.expected))
+}
+
+/// The checks every arguments string goes through before it is deserialized: size,
+/// emptiness, and an object root (serde would otherwise read `["a", 1]` positionally).
+#[inline]
+fn precheck<'s>(raw: &'s str, spec: &ToolSpec, limits: &Limits) -> Result<&'s str, ToolError> {
+    // The usual case, `{` first and within the limit, without a call.
+    if raw.len() <= limits.max_argument_bytes && raw.as_bytes().first() == Some(&b'{') {
+        return Ok(raw);
+    }
+    precheck_slow(raw, spec, limits)
+}
+
+#[cold]
+#[inline(never)]
+fn precheck_slow<'s>(raw: &'s str, spec: &ToolSpec, limits: &Limits) -> Result<&'s str, ToolError> {
+    if raw.len() > limits.max_argument_bytes {
+        return Err(ToolError::new(
+            ErrorKind::ArgumentsTooLarge,
+            format!(
+                "the arguments are too large ({} bytes; the limit is {}); send less at once",
+                raw.len(),
+                limits.max_argument_bytes
+            ),
+        ));
+    }
+    match raw.bytes().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => Ok(raw),
+        None if spec.takes_no_arguments() => Ok("{}"),
+        None => Err(ToolError::new(
+            ErrorKind::EmptyArguments,
+            format!("the arguments are empty; expected {}", spec.expected),
+        )),
+        Some(_) => Err(not_an_object(raw, spec)),
+    }
+}
+
+fn not_an_object(raw: &str, spec: &ToolSpec) -> ToolError {
+    match serde_json::from_str::<serde::de::IgnoredAny>(raw) {
+        Err(e) => malformed(e, spec),
+        Ok(_) => {
+            let found = match raw.trim_start().as_bytes().first() {
+                Some(b'[') => "an array",
+                Some(b'"') => "a string",
+                Some(b'n') => "null",
+                Some(b't' | b'f') => "a boolean",
+                _ => "a number",
+            };
+            ToolError::new(
+                ErrorKind::NotAnObject,
+                format!("the arguments must be a JSON object, not {found}; expected {}", spec.expected),
+            )
+        }
+    }
+}
+
+#[cold]
+fn malformed(e: serde_json::Error, spec: &ToolSpec) -> ToolError {
+    if e.to_string().starts_with("recursion limit exceeded") {
+        return ToolError::new(
+            ErrorKind::MalformedJson,
+            format!("the arguments are nested too deeply (more than 128 levels); expected {}", spec.expected),
+        )
+        .with_detail(e.to_string());
+    }
+    ToolError::new(
+        ErrorKind::MalformedJson,
+        format!("the arguments are not valid JSON ({e}); expected {}", spec.expected),
+    )
+    .with_detail(e.to_string())
+}
+
+/// Turns a failed parse into a message the model can act on: the kind, the JSON path of
+/// the offending value, and what the tool expects.
+#[cold]
+#[inline(never)]
+pub(crate) fn describe(raw: &str, e: serde_json::Error, spec: &ToolSpec) -> ToolError {
+    if e.is_syntax() || e.is_eof() {
+        return malformed(e, spec);
+    }
+    let path = path_at(raw, offset_of(raw, e.line(), e.column()));
+    let detail = e.to_string();
+    let message = strip_position(&detail);
+    let at = if path.is_empty() { String::new() } else { format!(" in `{path}`") };
+    let expected = &spec.expected;
+    let (kind, text) = if let Some(rest) = message.strip_prefix("missing field ") {
+        (ErrorKind::MissingField, format!("missing required field {rest}{at}; expected {expected}"))
+    } else if let Some(rest) = message.strip_prefix("unknown field ") {
+        // The path ends at the unknown key itself; the place is its parent.
+        let field = rest.split(',').next().unwrap_or(rest);
+        let parent = parent_of(&path);
+        let at = if parent.is_empty() { String::new() } else { format!(" in `{parent}`") };
+        (ErrorKind::UnknownField, format!("unknown field {field}{at}; expected {expected}"))
+    } else if let Some(rest) = message.strip_prefix("invalid type: ") {
+        let place = if path.is_empty() { String::new() } else { format!(" for `{path}`") };
+        (ErrorKind::InvalidType, format!("invalid type{place}: {rest}; expected {expected}"))
+    } else {
+        let place = if path.is_empty() { String::new() } else { format!(" for `{path}`") };
+        (ErrorKind::InvalidValue, format!("invalid value{place}: {message}; expected {expected}"))
+    };
+    ToolError::new(kind, text).with_detail(detail)
+}
+
+/// The object holding the key a path ends at (`filters.extra` → `filters`).
+fn parent_of(path: &str) -> &str {
+    match path.rfind('.') {
+        Some(i) => &path[..i],
+        None => "",
+    }
+}
+
+/// serde_json appends " at line L column C"; the model needs the field, not the column.
+fn strip_position(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(i) => &message[..i],
+        None => message,
+    }
+}
+
+/// The byte offset of serde_json's 1-based line and column (the column counts the bytes
+/// read on that line, so the offset is just past the byte the parser stopped at).
+fn offset_of(raw: &str, line: usize, column: usize) -> usize {
+    let mut start = 0;
+    for _ in 1..line {
+        match raw[start..].find('\n') {
+            Some(i) => start += i + 1,
+            None => return raw.len(),
+        }
+    }
+    (start + column).min(raw.len())
+}
+
+/// One step of a JSON path.
+enum Step {
+    /// Inside an object: the key being read or whose value is being read (`None` before
+    /// the first key, or between a comma and the next key).
+    Key(Option<String>),
+    /// Inside an array: the index of the element being read.
+    Index(usize),
+}
+
+/// The JSON path (`filters.tags[0]`, as `serde_path_to_error` writes it) of the value
+/// being read at byte `end` of `raw`: the text is scanned once, keeping a stack of the
+/// containers entered and the key or index within each.
+pub(crate) fn path_at(raw: &str, end: usize) -> String {
+    let bytes = &raw.as_bytes()[..end.min(raw.len())];
+    let mut stack: Vec<Step> = Vec::new();
+    // In an object, whether the next string is a key (before its colon).
+    let mut want_key = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' => {
+                stack.push(Step::Key(None));
+                want_key = true;
+            }
+            b'[' => {
+                stack.push(Step::Index(0));
+                want_key = false;
+            }
+            b'}' | b']' => {
+                stack.pop();
+                want_key = false;
+            }
+            b':' => want_key = false,
+            b',' => match stack.last_mut() {
+                Some(Step::Key(key)) => {
+                    *key = None;
+                    want_key = true;
+                }
+                Some(Step::Index(n)) => *n += 1,
+                None => {}
+            },
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if want_key && let Some(Step::Key(key)) = stack.last_mut() {
+                    let text = &raw[start..(i + 1).min(raw.len())];
+                    *key = Some(serde_json::from_str::<String>(text).unwrap_or_else(|_| text.trim_matches('"').into()));
+                    want_key = false;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut path = String::new();
+    for step in &stack {
+        match step {
+            Step::Key(Some(key)) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+            }
+            Step::Key(None) => {}
+            Step::Index(n) => {
+                path.push('[');
+                path.push_str(&n.to_string());
+                path.push(']');
+            }
+        }
+    }
+    path
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{offset_of, path_at};
+
+    fn at_error<T: serde::de::DeserializeOwned + std::fmt::Debug>(raw: &str) -> String {
+        let e = serde_json::from_str::<T>(raw).unwrap_err();
+        path_at(raw, offset_of(raw, e.line(), e.column()))
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Filters {
+        tags: Vec<u8>,
+        depth: u8,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Query {
+        text: String,
+        filters: Option<Filters>,
+        list: Option<Vec<Filters>>,
+    }
+
+    #[test]
+    fn paths_of_type_errors() {
+        assert_eq!(at_error::<Query>(r#"{"text": 1}"#), "text");
+        assert_eq!(at_error::<Query>(r#"{"text": "a", "filters": {"tags": [1, "x"], "depth": 1}}"#), "filters.tags[1]");
+        assert_eq!(
+            at_error::<Query>("{\"text\": \"a\",\n \"filters\": {\"depth\": 300, \"tags\": []}}"),
+            "filters.depth"
+        );
+        assert_eq!(
+            at_error::<Query>(r#"{"text": "a", "list": [{"tags": [], "depth": 1}, {"tags": [], "depth": -1}]}"#),
+            "list[1].depth"
+        );
+        assert_eq!(at_error::<Query>(r#"{"text": {"nested": true}}"#), "text");
+    }
+
+    #[test]
+    fn paths_of_missing_and_unknown_fields() {
+        assert_eq!(at_error::<Query>(r#"{"filters": null}"#), "");
+        assert_eq!(at_error::<Query>(r#"{"text": "a", "filters": {"tags": []}}"#), "filters");
+        assert_eq!(at_error::<Query>(r#"{"text": "a", "list": [{"tags": []}]}"#), "list[0]");
+        assert_eq!(
+            at_error::<Query>(r#"{"text": "a", "filters": {"tags": [], "depth": 1, "odd\"key": 2}}"#),
+            "filters.odd\"key"
+        );
+    }
+}

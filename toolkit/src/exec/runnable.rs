@@ -1,0 +1,176 @@
+//! The type-erased boundary between a tool and the runtime.
+//!
+//! [`Runnable`] is all the runtime knows of a tool. For a `#[tool]` it is implemented by
+//! [`Typed`], whose methods are the only code compiled per tool: parse the arguments
+//! into the tool's struct (one `Deserialize`), call the function, encode its output and
+//! arguments. Everything else (drivers, hooks, guard, records, error messages) takes
+//! `&dyn Runnable` and is compiled once. Run-time tools ([`DynTool`]) are [`Dynamic`].
+
+use std::any::Any;
+use std::future::Future;
+
+use futures_util::future::BoxFuture;
+use serde_json::{Map, Value};
+
+use super::parse::{parse_object, parse_typed};
+use crate::call::{Output, ToolCallRef};
+use crate::context::{CallContext, State};
+use crate::error::{ErrorKind, ToolError};
+use crate::limits::Limits;
+use crate::spec::ToolSpec;
+use crate::tool::{DynTool, Tool};
+
+/// A call's arguments once parsed: the tool's own struct, or a run-time tool's object.
+pub(crate) enum Args {
+    Typed(Box<dyn Any + Send>),
+    Json(Map<String, Value>),
+}
+
+/// How a call without hooks started: finished (a sync tool ran, or the arguments were
+/// refused), or running in the one boxed future of the call.
+pub(crate) enum Plain<'a> {
+    Done(Result<Output, ToolError>),
+    Running(BoxFuture<'a, Result<Output, ToolError>>, &'a ToolSpec),
+}
+
+/// A tool, as the runtime runs it.
+pub(crate) trait Runnable: Send + Sync + 'static {
+    /// The spec (built on first use; building it runs `JsonSchema`, which may panic).
+    fn spec(&self) -> &ToolSpec;
+    /// Parses the model's arguments (or JSON a hook rewrote).
+    fn parse(&self, raw: &str, limits: &Limits) -> Result<Args, ToolError>;
+    /// The JSON view of typed arguments (wire names, `None` omitted).
+    fn encode(&self, args: &(dyn Any + Send)) -> Result<Map<String, Value>, String>;
+    /// Whether [`run_now`](Runnable::run_now) runs the tool (a sync tool that does not
+    /// block): such a call needs no future.
+    fn runs_now(&self) -> bool;
+    /// Runs a tool that never waits.
+    fn run_now(&self, args: Args, cx: &CallContext<'_>) -> Result<Output, ToolError>;
+    /// The future of a tool that may wait (not yet polled).
+    fn run<'a>(&'a self, args: Args, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>>;
+    /// A call no hook acts on: parse and run in one step, the arguments never boxed.
+    fn start<'a>(&'a self, call: ToolCallRef<'a>, state: &'a State, limits: &Limits) -> Plain<'a>;
+}
+
+/// A `#[tool]` (any [`Tool`]), erased.
+pub(crate) struct Typed<T>(pub(crate) T);
+
+/// A run-time tool, erased.
+pub(crate) struct Dynamic<D>(pub(crate) D);
+
+/// Boxes a future in place: `Box::pin(f)` would build it on the stack and copy it.
+#[inline(always)]
+fn boxed<'a, F>(f: F) -> BoxFuture<'a, Result<Output, ToolError>>
+where
+    F: Future<Output = Result<Output, ToolError>> + Send + 'a,
+{
+    let boxed: Box<F> = Box::write(Box::new_uninit(), f);
+    Box::into_pin(boxed)
+}
+
+#[cold]
+#[inline(never)]
+pub(crate) fn not_ready() -> ToolError {
+    ToolError::new(ErrorKind::Unavailable, "this tool is not available")
+        .with_detail("the arguments were not of the tool's type when it was to run")
+}
+
+#[cold]
+#[inline(never)]
+fn gave_back() -> ToolError {
+    ToolError::new(ErrorKind::Unavailable, "this tool is not available")
+        .with_detail("a sync tool's `invoke_now` gave its arguments back")
+}
+
+impl<T: Tool> Typed<T> {
+    #[inline]
+    fn args(args: Args) -> Result<T::Args, ToolError> {
+        match args {
+            Args::Typed(b) => b.downcast::<T::Args>().map(|a| *a).map_err(|_| not_ready()),
+            Args::Json(_) => Err(not_ready()),
+        }
+    }
+}
+
+impl<T: Tool> Runnable for Typed<T> {
+    fn spec(&self) -> &ToolSpec {
+        T::spec()
+    }
+
+    fn parse(&self, raw: &str, limits: &Limits) -> Result<Args, ToolError> {
+        parse_typed::<T::Args>(raw, T::spec(), limits).map(|a| Args::Typed(Box::new(a)))
+    }
+
+    fn encode(&self, args: &(dyn Any + Send)) -> Result<Map<String, Value>, String> {
+        match args.downcast_ref::<T::Args>() {
+            Some(args) => T::encode_args(args),
+            None => Err(format!("the arguments are not those of `{}`", T::NAME)),
+        }
+    }
+
+    fn runs_now(&self) -> bool {
+        T::RUNS_NOW
+    }
+
+    fn run_now(&self, args: Args, cx: &CallContext<'_>) -> Result<Output, ToolError> {
+        self.0.invoke_now(Self::args(args)?, cx).unwrap_or_else(|_| Err(gave_back()))
+    }
+
+    fn run<'a>(&'a self, args: Args, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>> {
+        match Self::args(args) {
+            Ok(args) => boxed(self.0.invoke(args, cx)),
+            Err(e) => Box::pin(std::future::ready(Err(e))),
+        }
+    }
+
+    #[inline]
+    fn start<'a>(&'a self, call: ToolCallRef<'a>, state: &'a State, limits: &Limits) -> Plain<'a> {
+        let spec = T::spec();
+        let args = match parse_typed::<T::Args>(call.arguments, spec, limits) {
+            Ok(args) => args,
+            Err(e) => return Plain::Done(Err(e)),
+        };
+        let cx = CallContext::new(call.id, spec, state);
+        if T::RUNS_NOW {
+            return Plain::Done(self.0.invoke_now(args, &cx).unwrap_or_else(|_| Err(gave_back())));
+        }
+        Plain::Running(boxed(self.0.invoke(args, cx)), spec)
+    }
+}
+
+impl<D: DynTool> Runnable for Dynamic<D> {
+    fn spec(&self) -> &ToolSpec {
+        self.0.spec()
+    }
+
+    fn parse(&self, raw: &str, limits: &Limits) -> Result<Args, ToolError> {
+        parse_object(raw, self.0.spec(), limits).map(Args::Json)
+    }
+
+    fn encode(&self, _args: &(dyn Any + Send)) -> Result<Map<String, Value>, String> {
+        Err("a run-time tool's arguments are JSON already".into())
+    }
+
+    fn runs_now(&self) -> bool {
+        false
+    }
+
+    fn run_now(&self, _args: Args, _cx: &CallContext<'_>) -> Result<Output, ToolError> {
+        Err(not_ready())
+    }
+
+    fn run<'a>(&'a self, args: Args, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>> {
+        match args {
+            Args::Json(map) => self.0.call(map, cx),
+            Args::Typed(_) => Box::pin(std::future::ready(Err(not_ready()))),
+        }
+    }
+
+    fn start<'a>(&'a self, call: ToolCallRef<'a>, state: &'a State, limits: &Limits) -> Plain<'a> {
+        let spec = self.0.spec();
+        match parse_object(call.arguments, spec, limits) {
+            Ok(map) => Plain::Running(self.0.call(map, CallContext::new(call.id, spec, state)), spec),
+            Err(e) => Plain::Done(Err(e)),
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! The arguments of a hooked call, as hooks see them: the tool's own struct, or its JSON
+//! view, converted on demand so both stay consistent. Compiled once: the struct is
+//! boxed, and encoding or decoding it goes through the tool's [`Runnable`].
+
+use std::any::Any;
+
+use serde_json::{Map, Value};
+
+use super::guard::guarded;
+use super::runnable::{Args, Runnable};
+use crate::error::{ErrorKind, ToolError};
+use crate::hook::ArgsSlot;
+use crate::limits::Limits;
+
+enum State {
+    /// As parsed (the usual state; typed hooks use the struct in place).
+    Ready(Args),
+    /// The struct and its JSON, for hooks that only read the JSON view.
+    Viewed(Box<dyn Any + Send>, Map<String, Value>),
+    /// JSON a hook asked to rewrite (it becomes the struct again when needed).
+    Json(Map<String, Value>),
+    /// JSON that cannot become the struct, or a struct that cannot become JSON.
+    Broken(Map<String, Value>, ToolError),
+    /// The tool took the arguments; the JSON they were, if a hook may have changed them
+    /// (`None`: the model's own text).
+    Taken(Option<Map<String, Value>>),
+}
+
+/// The arguments of one hooked call.
+pub(crate) struct Slot<'t> {
+    tool: &'t dyn Runnable,
+    state: State,
+    /// A hook had write access.
+    dirty: bool,
+    /// After or error hooks may read the arguments once the tool has taken them.
+    keep: bool,
+}
+
+impl<'t> Slot<'t> {
+    pub(crate) fn new(tool: &'t dyn Runnable, args: Args, keep: bool) -> Self {
+        Slot { tool, state: State::Ready(args), dirty: false, keep }
+    }
+
+    /// Takes the arguments out for the tool (after `take_error` said they are well
+    /// formed).
+    pub(crate) fn take(&mut self) -> Option<Args> {
+        match std::mem::replace(&mut self.state, State::Taken(None)) {
+            State::Viewed(a, map) => {
+                self.state = State::Taken(Some(map));
+                Some(Args::Typed(a))
+            }
+            State::Ready(Args::Typed(a)) => {
+                // Hooks rewrote them and later hooks may read them: keep their JSON.
+                if self.dirty && self.keep {
+                    let tool = self.tool;
+                    self.state = State::Taken(guarded("", || Ok(tool.encode(&*a).ok())).ok().flatten());
+                }
+                Some(Args::Typed(a))
+            }
+            State::Ready(Args::Json(map)) => {
+                if self.dirty && self.keep {
+                    self.state = State::Taken(Some(map.clone()));
+                }
+                Some(Args::Json(map))
+            }
+            other => {
+                self.state = other;
+                None
+            }
+        }
+    }
+
+    /// The struct again, from the JSON a hook read (kept beside it) or wrote (parsed).
+    #[cold]
+    fn make_typed(&mut self) {
+        self.decode_json();
+        if let State::Viewed(..) = self.state
+            && let State::Viewed(a, _) = std::mem::replace(&mut self.state, State::Taken(None))
+        {
+            self.state = State::Ready(Args::Typed(a));
+        }
+    }
+
+    /// JSON a hook wrote, checked as the model's JSON would be (so a rewrite into
+    /// something invalid gets the same message; the size limit is the model's only).
+    fn decode_json(&mut self) {
+        if let State::Json(map) = &mut self.state {
+            let map = std::mem::take(map);
+            let tool = self.tool;
+            let text = serde_json::to_string(&map).unwrap_or_default();
+            let parsed = guarded(&tool.spec().name, || tool.parse(&text, &Limits::UNLIMITED));
+            self.state = match parsed {
+                Ok(args) => State::Ready(args),
+                Err(e) => State::Broken(map, e),
+            };
+        }
+    }
+
+    /// Makes sure the state holds JSON; `write` when a hook is about to change it (the
+    /// struct is then stale and dropped).
+    fn ensure_json(&mut self, raw: &str, write: bool) -> &mut Map<String, Value> {
+        let state = std::mem::replace(&mut self.state, State::Taken(None));
+        self.state = match state {
+            State::Ready(Args::Typed(a)) => {
+                let tool = self.tool;
+                match guarded(&tool.spec().name, || tool.encode(&*a).map_err(unshowable)) {
+                    Ok(map) if write => State::Json(map),
+                    Ok(map) => State::Viewed(a, map),
+                    Err(e) => State::Broken(Map::new(), e),
+                }
+            }
+            State::Viewed(_, map) if write => State::Json(map),
+            State::Taken(None) => State::Taken(Some(serde_json::from_str(raw).unwrap_or_default())),
+            other => other,
+        };
+        match &mut self.state {
+            State::Ready(Args::Json(m))
+            | State::Viewed(_, m)
+            | State::Json(m)
+            | State::Broken(m, _)
+            | State::Taken(Some(m)) => m,
+            State::Ready(Args::Typed(_)) | State::Taken(None) => unreachable!("just made to hold JSON"),
+        }
+    }
+}
+
+#[cold]
+fn unshowable(why: String) -> ToolError {
+    ToolError::new(ErrorKind::Unavailable, "this tool's arguments could not be shown to a hook").with_detail(why)
+}
+
+impl ArgsSlot for Slot<'_> {
+    fn json(&mut self, raw: &str) -> &mut Map<String, Value> {
+        self.dirty = true;
+        self.ensure_json(raw, true)
+    }
+
+    fn json_ref(&mut self, raw: &str) -> &Map<String, Value> {
+        self.ensure_json(raw, false)
+    }
+
+    fn typed(&mut self) -> Option<&mut dyn Any> {
+        self.dirty = true;
+        if !matches!(self.state, State::Ready(_)) {
+            self.make_typed();
+        }
+        match &mut self.state {
+            State::Ready(Args::Typed(a)) => Some(&mut **a),
+            _ => None,
+        }
+    }
+
+    fn take_error(&mut self) -> Option<ToolError> {
+        // The JSON a hook wrote must still fit the tool before it runs.
+        if let State::Ready(_) | State::Viewed(..) = self.state {
+            return None;
+        }
+        self.decode_json();
+        match &self.state {
+            State::Broken(_, e) => Some(e.clone()),
+            _ => None,
+        }
+    }
+
+    fn to_json_string(&mut self, raw: &str) -> String {
+        match &mut self.state {
+            State::Ready(Args::Typed(a)) => {
+                let tool = self.tool;
+                guarded("", || Ok(tool.encode(&**a).map(|m| Value::Object(m).to_string()).unwrap_or_default()))
+                    .unwrap_or_default()
+            }
+            State::Ready(Args::Json(m))
+            | State::Viewed(_, m)
+            | State::Json(m)
+            | State::Broken(m, _)
+            | State::Taken(Some(m)) => Value::Object(m.clone()).to_string(),
+            State::Taken(None) => raw.to_owned(),
+        }
+    }
+}

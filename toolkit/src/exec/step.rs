@@ -1,0 +1,64 @@
+//! One hook step under the hook's guard: its error, its panic and an overrun of its
+//! timeout are all failures, with operator detail, and never leave the call.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+
+use super::guard::panic_payload;
+use crate::hook::{Hook, HookError, HookStep};
+
+/// Starts one hook step: `Ok(result)` when it finished at once, `Err(future)` when it
+/// has to wait.
+#[inline]
+fn start_step<'a, T>(
+    hook: &Hook,
+    start: impl FnOnce() -> HookStep<'a, T>,
+) -> Result<Result<T, String>, BoxFuture<'a, Result<T, HookError>>> {
+    match catch_unwind(AssertUnwindSafe(start)) {
+        Ok(HookStep::Ready(result)) => Ok(result.map_err(|e: HookError| e.to_string())),
+        // A hook that says it never waits may run in a call that is never polled again.
+        Ok(HookStep::Pending(_)) if hook.is_sync() => {
+            Ok(Err("it says it is sync (`is_sync`) but returned a future".to_string()))
+        }
+        Ok(HookStep::Pending(fut)) => Err(fut),
+        Err(payload) => Ok(Err(panic_text(payload.as_ref()))),
+    }
+}
+
+/// One hook step: `Err` with operator detail when the hook failed.
+pub(crate) async fn step<'a, T>(hook: &Hook, start: impl FnOnce() -> HookStep<'a, T>) -> Result<T, String> {
+    match start_step(hook, start) {
+        Ok(result) => result,
+        Err(fut) => wait(hook, fut).await,
+    }
+}
+
+/// Awaits a hook's future under its guard.
+async fn wait<T>(hook: &Hook, fut: BoxFuture<'_, Result<T, HookError>>) -> Result<T, String> {
+    let guarded = AssertUnwindSafe(fut).catch_unwind();
+    let outcome = match hook.timeout {
+        None => guarded.await,
+        Some(limit) => {
+            // Creating the timer needs a Tokio runtime with time enabled; without one,
+            // that is this hook's failure, not a crash.
+            let timed = match catch_unwind(AssertUnwindSafe(|| tokio::time::timeout(limit, guarded))) {
+                Ok(timed) => timed,
+                Err(payload) => return Err(panic_text(payload.as_ref())),
+            };
+            match timed.await {
+                Ok(outcome) => outcome,
+                Err(_) => return Err(format!("did not finish within {limit:?}")),
+            }
+        }
+    };
+    match outcome {
+        Ok(result) => result.map_err(|e| e.to_string()),
+        Err(payload) => Err(panic_text(payload.as_ref())),
+    }
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    format!("panicked: {}", panic_payload(payload).unwrap_or_else(|| "a non-string payload".to_string()))
+}

@@ -1,0 +1,97 @@
+//! Who a call is made for: the [`Scope`] of labels, hooks and record sinks.
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::registry::Hooks;
+use crate::record::RecordSink;
+
+/// Who a call is made for: agent, task and session labels (hooks read them; records
+/// carry them), the agent's own hooks, and record sinks of its own (an agent collects
+/// the records of one run this way). Pass one to
+/// [`Toolbox::call_in`](crate::Toolbox::call_in).
+///
+/// ```
+/// use toolkit::hook::Scope;
+/// let scope = Scope::new().with_agent("researcher").with_session("s-42");
+/// assert_eq!(scope.agent(), Some("researcher"));
+/// ```
+#[derive(Clone, Default, Debug)]
+pub struct Scope {
+    pub(crate) agent: Option<Arc<str>>,
+    pub(crate) task: Option<Arc<str>>,
+    pub(crate) session: Option<Arc<str>>,
+    pub(crate) hooks: Hooks,
+    pub(crate) sinks: ScopeSinks,
+}
+
+/// The record sinks of a [`Scope`].
+#[derive(Clone, Default)]
+pub(crate) struct ScopeSinks(pub(crate) Vec<Arc<dyn RecordSink>>);
+
+impl fmt::Debug for ScopeSinks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} sink(s)", self.0.len())
+    }
+}
+
+impl Scope {
+    /// No labels, no hooks, no sinks.
+    pub const fn new() -> Self {
+        Scope { agent: None, task: None, session: None, hooks: Hooks::new(), sinks: ScopeSinks(Vec::new()) }
+    }
+
+    /// Also delivers the [`CallRecord`](crate::CallRecord) of every call made in this
+    /// scope to `sink`, after the toolbox's own sinks.
+    pub fn with_sink(mut self, sink: impl RecordSink) -> Self {
+        self.sinks.0.push(Arc::new(sink));
+        self
+    }
+
+    /// Sets the agent label.
+    pub fn with_agent(mut self, agent: impl Into<Arc<str>>) -> Self {
+        self.agent = Some(agent.into());
+        self
+    }
+
+    /// Sets the task label.
+    pub fn with_task(mut self, task: impl Into<Arc<str>>) -> Self {
+        self.task = Some(task.into());
+        self
+    }
+
+    /// Sets the session label.
+    pub fn with_session(mut self, session: impl Into<Arc<str>>) -> Self {
+        self.session = Some(session.into());
+        self
+    }
+
+    /// Sets the scope's (agent's) hooks; they run after global and toolbox hooks of the
+    /// same priority.
+    pub fn with_hooks(mut self, hooks: Hooks) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
+    /// The scope's hooks, to add or remove some.
+    pub fn hooks_mut(&mut self) -> &mut Hooks {
+        &mut self.hooks
+    }
+
+    /// The agent label.
+    pub fn agent(&self) -> Option<&str> {
+        self.agent.as_deref()
+    }
+
+    /// The task label.
+    pub fn task(&self) -> Option<&str> {
+        self.task.as_deref()
+    }
+
+    /// The session label.
+    pub fn session(&self) -> Option<&str> {
+        self.session.as_deref()
+    }
+}
+
+pub(crate) static NO_SCOPE: Scope = Scope::new();

@@ -1,0 +1,197 @@
+//! One call after the fact: its [`CallRecord`] (outcome, hooks that acted, timings), the
+//! [`Event`]s hooks act on, and the [`RecordSink`]s records go to.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+
+use crate::error::ErrorKind;
+
+/// How a call ended, as its [`CallRecord`] tells it.
+///
+/// ```
+/// use toolkit::{ErrorKind, Outcome};
+/// assert_eq!(Outcome::Failed(ErrorKind::TimedOut).to_string(), "failed(timed_out)");
+/// assert_eq!(Outcome::Cached.to_string(), "cached");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The tool ran and returned its output.
+    Ok,
+    /// A hook blocked the call; the model was told why.
+    Blocked,
+    /// A before hook answered the call without running the tool (a cache hit).
+    Cached,
+    /// The call failed; the kind says why.
+    Failed(ErrorKind),
+    /// The call failed and an error hook replaced the message the model sees.
+    Recovered(ErrorKind),
+    /// The caller stopped waiting (its future was dropped: an MCP client cancelled, an
+    /// agent run was abandoned) before the call ended; nothing reached the model.
+    Cancelled,
+}
+
+impl Outcome {
+    /// `ok`, `blocked`, `cached`, `failed`, `recovered` or `cancelled`, without the kind.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Blocked => "blocked",
+            Outcome::Cached => "cached",
+            Outcome::Failed(_) => "failed",
+            Outcome::Recovered(_) => "recovered",
+            Outcome::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Failed(kind) | Outcome::Recovered(kind) => write!(f, "{}({kind})", self.label()),
+            _ => f.write_str(self.label()),
+        }
+    }
+}
+
+/// The events a hook can act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Event {
+    /// Before the tool runs.
+    Before,
+    /// After an output (from the tool or a before hook's `Return`).
+    After,
+    /// On a failure.
+    Error,
+}
+
+impl Event {
+    /// `before`, `after` or `error`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Event::Before => "before",
+            Event::After => "after",
+            Event::Error => "error",
+        }
+    }
+}
+
+/// What a hook did to a call, as its [`CallRecord`] tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Effect {
+    /// Rewrote the arguments (before) or the model-visible text (after). A hook that
+    /// asked for mutable access counts, whether or not it changed anything.
+    Rewrote,
+    /// Blocked the call.
+    Blocked,
+    /// Answered the call without the tool (`Decision::Return`).
+    Returned,
+    /// Replaced the failure's message (`Recovery::Message`).
+    Recovered,
+    /// Asked for a retry that was run.
+    Retried,
+    /// Failed (error, panic or timeout); its policy was applied.
+    Failed,
+}
+
+/// One hook that acted on a call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HookAction {
+    /// The hook's name.
+    pub hook: Cow<'static, str>,
+    /// The event it acted on.
+    pub event: Event,
+    /// What it did.
+    pub effect: Effect,
+    /// Operator detail (why it failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// One call after the fact: what the model asked for, what it got back, which hooks
+/// acted, and how long it took. A toolbox with [`RecordSink`]s delivers exactly one record
+/// per call, whatever happened to it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct CallRecord {
+    /// The call's id (`tool_call_id`).
+    pub call_id: String,
+    /// The tool name the model used.
+    pub tool: String,
+    /// The arguments exactly as the model sent them.
+    pub arguments: String,
+    /// The arguments the tool ran with, as JSON, when a before hook had write access to
+    /// them (`None`: the tool ran with [`arguments`](CallRecord::arguments)).
+    pub rewritten_arguments: Option<String>,
+    /// How the call ended.
+    pub outcome: Outcome,
+    /// The model-visible text of the result.
+    pub content: String,
+    /// Operator-only detail of a failure, if any.
+    pub detail: Option<String>,
+    /// The hooks that acted, in order.
+    pub hooks: Vec<HookAction>,
+    /// The agent label of the call's scope.
+    pub agent: Option<Arc<str>>,
+    /// The task label.
+    pub task: Option<Arc<str>>,
+    /// The session label.
+    pub session: Option<Arc<str>>,
+    /// How many times the tool was attempted (more than 1 after retries).
+    pub attempts: u32,
+    /// When the call started.
+    pub started_at: SystemTime,
+    /// How long the whole call took: parsing, hooks, tool.
+    pub duration: Duration,
+    /// How long the tool itself ran (its last attempt), if it ran.
+    pub tool_duration: Option<Duration>,
+}
+
+impl CallRecord {
+    /// The arguments the tool ran with: the rewritten ones if a hook had them, else as
+    /// sent.
+    pub fn effective_arguments(&self) -> &str {
+        self.rewritten_arguments.as_deref().unwrap_or(&self.arguments)
+    }
+}
+
+/// Receives every [`CallRecord`] of a toolbox (see [`Toolbox::with_sink`](crate::Toolbox::with_sink)).
+///
+/// Called on the calling task once the result is known, so it must be quick: a sink that
+/// does I/O hands the record to a queue. A sink that panics is isolated: the call's result
+/// and the other sinks are unaffected. Closures `Fn(&CallRecord)` are sinks.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use toolkit::{CallRecord, Toolbox};
+///
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let log = Arc::clone(&seen);
+/// let tools = Toolbox::new().with_sink(move |r: &CallRecord| log.lock().unwrap().push(r.outcome));
+/// # drop(tools);
+/// ```
+pub trait RecordSink: Send + Sync + 'static {
+    /// Takes one record.
+    fn record(&self, record: &CallRecord);
+
+    /// Takes one record the toolbox shares with its other sinks: a sink that keeps the
+    /// record (to hand it to another thread) overrides this and keeps the `Arc` instead
+    /// of copying. Defaults to [`record`](RecordSink::record).
+    fn record_shared(&self, record: &Arc<CallRecord>) {
+        self.record(record)
+    }
+}
+
+impl<F: Fn(&CallRecord) + Send + Sync + 'static> RecordSink for F {
+    fn record(&self, record: &CallRecord) {
+        self(record)
+    }
+}

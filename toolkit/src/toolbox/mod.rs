@@ -1,0 +1,349 @@
+//! The toolbox: one [`Toolbox`] is both the list of tools a model is shown and the
+//! table that executes its calls, so the two cannot drift.
+//!
+//! [`table`] holds the tools and finds them by name; [`observe`] is the path of a call
+//! someone watches (record sinks, a tracing subscriber that wants its span). Running a
+//! call is the business of [`exec`](crate::exec).
+
+mod observe;
+mod table;
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+use serde_json::Value;
+
+pub use crate::limits::Limits;
+pub use crate::tool::{DynTool, FnTool};
+#[doc(hidden)]
+pub use table::ToolEntry;
+pub use table::ToolboxError;
+
+use crate::call::{Output, ToolCall, ToolCallRef, ToolResult};
+use crate::context::State;
+use crate::error::ToolError;
+use crate::exec::{self, Env, Guard, HookEnv, Started};
+use crate::hook::{DuplicateHook, Hook, Hooks, NO_SCOPE, Scope};
+use crate::record::RecordSink;
+use crate::schema::{Incompatibility, Target};
+use crate::spec::ToolSpec;
+use crate::tool::Tool;
+use table::{Table, unknown_tool};
+
+/// The tools a model may call, and the table that executes its calls.
+///
+/// Build one with `toolbox![a, b, c]` (names checked at compile time) and add tools
+/// with [`add`](Toolbox::add) and [`add_dynamic`](Toolbox::add_dynamic); both kinds run
+/// through the same call path and are found by name in constant time.
+///
+/// [`call`](Toolbox::call) never panics and never returns a Rust error for anything the
+/// model did: every failure becomes a [`ToolResult`] whose content the model can act on.
+pub struct Toolbox {
+    table: Table,
+    limits: Limits,
+    state: State,
+    sinks: Vec<Arc<dyn RecordSink>>,
+    hooks: Hooks,
+}
+
+impl Default for Toolbox {
+    fn default() -> Self {
+        Toolbox::new()
+    }
+}
+
+impl fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Toolbox")
+            .field("tools", &self.names())
+            .field("hooks", &self.hooks.names())
+            .field("limits", &self.limits)
+            .finish()
+    }
+}
+
+impl Toolbox {
+    /// An empty toolbox.
+    pub fn new() -> Self {
+        Toolbox {
+            table: Table::default(),
+            limits: Limits::default(),
+            state: State::default(),
+            sinks: Vec::new(),
+            hooks: Hooks::new(),
+        }
+    }
+
+    /// The toolbox `toolbox![...]` builds (its names were checked at compile time).
+    #[doc(hidden)]
+    pub fn from_tools(tools: Vec<ToolEntry>) -> Self {
+        let mut toolbox = Toolbox::new();
+        for entry in tools {
+            if let Err(e) = toolbox.table.push(entry) {
+                unreachable!("`toolbox!` checks names at compile time: {e}");
+            }
+        }
+        toolbox
+    }
+
+    /// Replaces the limits.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Provides a value to tools that take it as a `#[state]` parameter.
+    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(value);
+        self
+    }
+
+    /// Delivers a [`CallRecord`] of every call to `sink`. Without sinks no record is
+    /// built, so records cost nothing unless asked for.
+    pub fn with_sink(mut self, sink: impl RecordSink) -> Self {
+        self.sinks.push(Arc::new(sink));
+        self
+    }
+
+    /// Adds a hook to this toolbox (it acts on this toolbox's calls only).
+    ///
+    /// # Panics
+    ///
+    /// If the toolbox already has a hook of that name: a setup mistake, reported at
+    /// once (use [`add_hook`](Toolbox::add_hook) to handle it instead).
+    pub fn with_hook(mut self, hook: impl Into<Hook>) -> Self {
+        self.hooks = std::mem::take(&mut self.hooks).with(hook);
+        self
+    }
+
+    /// Adds several hooks (`hooks![a, b, c]`).
+    ///
+    /// # Panics
+    ///
+    /// As [`with_hook`](Toolbox::with_hook), on a duplicate name.
+    pub fn with_hooks(mut self, hooks: impl IntoIterator<Item = Hook>) -> Self {
+        for hook in hooks {
+            self = self.with_hook(hook);
+        }
+        self
+    }
+
+    /// Adds a hook to this toolbox; an error if one of that name is already there.
+    pub fn add_hook(&mut self, hook: impl Into<Hook>) -> Result<&mut Self, DuplicateHook> {
+        self.hooks.add(hook)?;
+        Ok(self)
+    }
+
+    /// This toolbox's hooks, in the order they run.
+    pub fn hooks(&self) -> &Hooks {
+        &self.hooks
+    }
+
+    /// This toolbox's hooks, to add or remove some.
+    pub fn hooks_mut(&mut self) -> &mut Hooks {
+        &mut self.hooks
+    }
+
+    /// The shared state, to add values after construction.
+    pub fn state_mut(&mut self) -> &mut State {
+        &mut self.state
+    }
+
+    /// Adds a `#[tool]` at run time (prefer `toolbox!`, which checks names at compile
+    /// time).
+    pub fn add<T: Tool>(&mut self, tool: T) -> Result<&mut Self, ToolboxError> {
+        self.table.push(ToolEntry::of(tool))?;
+        Ok(self)
+    }
+
+    /// Adds a tool defined at run time.
+    pub fn add_dynamic(&mut self, tool: impl DynTool) -> Result<&mut Self, ToolboxError> {
+        self.table.push(ToolEntry::dynamic(tool))?;
+        Ok(self)
+    }
+
+    /// Every tool's spec, in the order the tools were added (`toolbox!`'s first).
+    pub fn specs(&self) -> Vec<&ToolSpec> {
+        self.table.specs().collect()
+    }
+
+    /// The spec of the tool with this name.
+    pub fn spec(&self, name: &str) -> Option<&ToolSpec> {
+        self.table.spec(name)
+    }
+
+    /// Every tool's name, in the order of [`specs`](Toolbox::specs).
+    pub fn names(&self) -> Vec<&str> {
+        self.table.entries().iter().map(ToolEntry::name).collect()
+    }
+
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.table.entries().len()
+    }
+
+    /// Whether the toolbox has no tools.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Executes one call. Never panics; always returns exactly one result for the call's
+    /// id. Tools that declare a timeout, and blocking tools, need a Tokio runtime.
+    ///
+    /// Global hooks and this toolbox's hooks act on it; use [`call_in`](Toolbox::call_in)
+    /// to add an agent's hooks and labels.
+    // Not an `async fn`: its future would hold the `ToolCall` twice (the argument and
+    // the local it is moved to).
+    #[allow(clippy::manual_async_fn)]
+    pub fn call(&self, call: ToolCall) -> impl Future<Output = ToolResult> + Send + '_ {
+        async move {
+            let outcome = self.run(call.as_ref(), &NO_SCOPE).await;
+            let ToolCall { id, name, .. } = call;
+            finish(id, name, outcome)
+        }
+    }
+
+    /// Executes one call given as borrowed strings, copying none of them: the
+    /// model-visible text is `Ok(text)`, or the error's
+    /// [`message`](ToolError::message). Hooks and records work as for
+    /// [`call`](Toolbox::call).
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// /// Add two integers.
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let tools = toolbox![add];
+    /// let text = tools.call_ref(ToolCallRef::new("call_1", "add", r#"{"a": 2, "b": 40}"#)).await;
+    /// assert_eq!(text.unwrap(), "42");
+    /// # }
+    /// ```
+    pub fn call_ref<'a>(
+        &'a self,
+        call: ToolCallRef<'a>,
+    ) -> impl Future<Output = Result<String, ToolError>> + Send + 'a {
+        self.run(call, &NO_SCOPE)
+    }
+
+    /// Executes one call for a [`Scope`]: its hooks act after the global and toolbox
+    /// hooks of the same priority, and its labels (agent, task, session) reach hooks and
+    /// records.
+    pub async fn call_in(&self, call: ToolCall, scope: &Scope) -> ToolResult {
+        let outcome = self.run(call.as_ref(), scope).await;
+        let ToolCall { id, name, .. } = call;
+        finish(id, name, outcome)
+    }
+
+    /// [`call_ref`](Toolbox::call_ref) for a [`Scope`].
+    pub async fn call_ref_in(&self, call: ToolCallRef<'_>, scope: &Scope) -> Result<String, ToolError> {
+        self.run(call, scope).await
+    }
+
+    /// Every call goes through here. A call nobody observes (no record sink, no tracing
+    /// subscriber that wants its span) takes the plain path, whose future stays small
+    /// and is never boxed; an observed one is boxed with its span and record.
+    #[allow(clippy::manual_async_fn)]
+    fn run<'a>(
+        &'a self,
+        call: ToolCallRef<'a>,
+        scope: &'a Scope,
+    ) -> impl Future<Output = Result<String, ToolError>> + Send + 'a {
+        async move {
+            // Global hooks are one atomic load away when there are none; the span is one
+            // check of the callsite's interest when no subscriber wants it.
+            let global = crate::hook::global_snapshot();
+            let span = observe::call_span(call);
+            if !span.is_disabled() || !self.sinks.is_empty() || !scope.sinks.0.is_empty() {
+                return Box::pin(self.observed(call, scope, global, span)).await;
+            }
+            let hooks = (global.is_some() || !self.hooks.is_empty() || !scope.hooks.is_empty()).then(|| HookEnv {
+                lists: [global.as_deref().map_or(&[], Hooks::as_slice), self.hooks.as_slice(), scope.hooks.as_slice()],
+                scope,
+                wants_record: false,
+            });
+            match self.start(call, self.env(hooks)) {
+                Started::Done(outcome) => outcome.map(Output::into_string),
+                Started::Running(running, spec) => {
+                    Guard::new(running, spec, &self.limits).await.map(Output::into_string)
+                }
+                Started::Hooked(hooked) => hooked.await.result,
+                Started::Finished(finished) => finished.result,
+            }
+        }
+    }
+
+    #[inline]
+    fn env<'a>(&'a self, hooks: Option<HookEnv<'a>>) -> Env<'a> {
+        Env { limits: &self.limits, state: &self.state, hooks }
+    }
+
+    fn start<'a>(&'a self, call: ToolCallRef<'a>, env: Env<'a>) -> Started<'a> {
+        match self.table.find(call.name) {
+            Some(tool) => exec::start(tool, call, env),
+            None => exec::start_unknown(unknown_tool(call.name, &self.table), call, env),
+        }
+    }
+
+    /// Executes calls concurrently (at most [`Limits::concurrency`] at once) and returns
+    /// their results in call order: exactly one per call, whatever happened to each.
+    pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<ToolResult> {
+        let limit = self.limits.concurrency.max(1);
+        futures_util::stream::iter(calls.into_iter().map(|c| self.call(c))).buffered(limit).collect().await
+    }
+
+    /// [`call_all`](Toolbox::call_all) for a [`Scope`].
+    pub async fn call_all_in(&self, calls: Vec<ToolCall>, scope: &Scope) -> Vec<ToolResult> {
+        let limit = self.limits.concurrency.max(1);
+        futures_util::stream::iter(calls.into_iter().map(|c| self.call_in(c, scope))).buffered(limit).collect().await
+    }
+
+    /// Every tool's spec in a provider's shape, as a JSON array (the `tools` field of a
+    /// request).
+    pub fn export(&self, target: Target) -> Value {
+        Value::Array(self.specs().into_iter().map(|s| s.export(target)).collect())
+    }
+
+    /// What `target` cannot take of these tools (tool, parameter path, rule); `Ok` when
+    /// it takes everything. Put it in a test to catch a provider's 400 at build time.
+    pub fn validate(&self, target: Target) -> Result<(), Vec<Incompatibility>> {
+        let problems: Vec<_> = self.specs().into_iter().flat_map(|s| crate::schema::check(s, target)).collect();
+        if problems.is_empty() { Ok(()) } else { Err(problems) }
+    }
+
+    /// A Markdown page documenting every tool.
+    pub fn markdown(&self, title: &str) -> String {
+        crate::schema::markdown(title, self.specs())
+    }
+
+    /// Writes `TOOLS.md` (the [`markdown`](Toolbox::markdown) page) and the JSON of
+    /// every export target (`tools.<target>.json`) into `dir`; see
+    /// [`schema::write_docs`](crate::schema::write_docs).
+    pub fn write_docs(
+        &self,
+        dir: impl AsRef<std::path::Path>,
+        title: &str,
+    ) -> std::io::Result<Vec<std::path::PathBuf>> {
+        crate::schema::write_docs(dir, title, self.specs())
+    }
+}
+
+/// The call's one result: its id and tool name, and the text or the error.
+#[inline]
+fn finish(id: String, name: String, outcome: Result<String, ToolError>) -> ToolResult {
+    match outcome {
+        Ok(content) => ToolResult { call_id: id, name, content, error: None },
+        Err(error) => ToolResult::failed(id, name, error),
+    }
+}

@@ -1,0 +1,149 @@
+//! The path of an observed call: a record sink wants its [`CallRecord`], or a tracing
+//! subscriber wants its `execute_tool` span. Taken only then, so calls nobody watches
+//! pay for neither.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use tracing::Instrument;
+
+use super::Toolbox;
+use crate::call::ToolCallRef;
+use crate::error::ToolError;
+use crate::exec::{Finished, Guard, HookEnv, Report, Started};
+use crate::hook::{Hook, Hooks, Scope};
+use crate::record::{CallRecord, Outcome};
+
+impl Toolbox {
+    /// A call with an `execute_tool` span and a [`CallRecord`] for the sinks.
+    pub(super) async fn observed(
+        &self,
+        call: ToolCallRef<'_>,
+        scope: &Scope,
+        global: Option<Arc<Hooks>>,
+        span: tracing::Span,
+    ) -> Result<String, ToolError> {
+        let observed = !self.sinks.is_empty() || !scope.sinks.0.is_empty();
+        let clock = observed.then(|| (SystemTime::now(), Instant::now()));
+        let lists: [&[Hook]; 3] =
+            [global.as_deref().map_or(&[], Hooks::as_slice), self.hooks.as_slice(), scope.hooks.as_slice()];
+        let hooks = HookEnv { lists, scope, wants_record: observed };
+        let env = self.env(Some(hooks));
+        // A caller that stops waiting drops this future mid-call: the guard still
+        // delivers the call's one record, as `cancelled`.
+        let guard = clock.map(|clock| Unfinished { toolbox: self, scope, call, clock });
+        let finished = match span.in_scope(|| self.start(call, env)) {
+            Started::Done(outcome) => Finished::plain(outcome),
+            Started::Running(running, spec) => {
+                let started = Instant::now();
+                let outcome = Guard::new(running, spec, &self.limits).instrument(span.clone()).await;
+                let mut finished = Finished::plain(outcome);
+                if clock.is_some() {
+                    let report = Report { attempts: 1, tool_duration: Some(started.elapsed()), ..Report::default() };
+                    finished.report = Some(Box::new(report));
+                }
+                finished
+            }
+            Started::Hooked(hooked) => hooked.instrument(span.clone()).await,
+            Started::Finished(finished) => finished,
+        };
+        std::mem::forget(guard); // finished: the record below is the call's one
+        span.record("toolkit.outcome", finished.outcome.label());
+        if let Err(e) = &finished.result {
+            span.record("error.type", e.kind.as_str());
+        }
+        let Finished { result, outcome, report } = finished;
+        let Some((started_at, started)) = clock else { return result };
+        let Report { acted, rewritten_arguments, attempts, tool_duration } =
+            report.map_or_else(|| Report { attempts: 1, ..Report::default() }, |r| *r);
+        let (content, detail) = match &result {
+            Ok(text) => (text.clone(), None),
+            Err(e) => (e.message.clone(), e.detail.clone()),
+        };
+        self.deliver(
+            scope,
+            &Arc::new(CallRecord {
+                call_id: call.id.to_owned(),
+                tool: call.name.to_owned(),
+                arguments: call.arguments.to_owned(),
+                rewritten_arguments,
+                outcome,
+                content,
+                detail,
+                hooks: acted,
+                agent: scope.agent.clone(),
+                task: scope.task.clone(),
+                session: scope.session.clone(),
+                attempts,
+                started_at,
+                duration: started.elapsed(),
+                tool_duration,
+            }),
+        );
+        result
+    }
+
+    /// Hands a record to every sink, the toolbox's then the scope's; a sink that panics
+    /// is reported and skipped.
+    fn deliver(&self, scope: &Scope, record: &Arc<CallRecord>) {
+        for sink in self.sinks.iter().chain(&scope.sinks.0) {
+            if catch_unwind(AssertUnwindSafe(|| sink.record_shared(record))).is_err() {
+                tracing::error!(gen_ai.tool.call.id = %record.call_id, "a record sink panicked; the call's result is unaffected");
+            }
+        }
+    }
+}
+
+/// An observed call that has not ended yet. Dropped before it is forgotten (the
+/// caller dropped the call's future), it delivers the call's record as
+/// [`Outcome::Cancelled`], so that every call has exactly one record.
+struct Unfinished<'a> {
+    toolbox: &'a Toolbox,
+    scope: &'a Scope,
+    call: ToolCallRef<'a>,
+    clock: (SystemTime, Instant),
+}
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        let (started_at, started) = self.clock;
+        let record = CallRecord {
+            call_id: self.call.id.to_owned(),
+            tool: self.call.name.to_owned(),
+            arguments: self.call.arguments.to_owned(),
+            rewritten_arguments: None,
+            outcome: Outcome::Cancelled,
+            content: String::new(),
+            detail: Some("the caller stopped waiting before the call ended".into()),
+            hooks: Vec::new(),
+            agent: self.scope.agent.clone(),
+            task: self.scope.task.clone(),
+            session: self.scope.session.clone(),
+            attempts: 1,
+            started_at,
+            duration: started.elapsed(),
+            tool_duration: None,
+        };
+        self.toolbox.deliver(self.scope, &Arc::new(record));
+    }
+}
+
+/// The span every call runs in, named and attributed after the OpenTelemetry GenAI
+/// conventions (`execute_tool {gen_ai.tool.name}`; `error.type` is recorded on failure),
+/// plus `toolkit.outcome` (`ok`, `blocked`, `cached`, `failed`, `recovered`).
+/// When no subscriber wants it (none installed, or a filter that leaves it out), this is
+/// a check of the callsite's cached interest and the span is disabled.
+#[inline]
+pub(super) fn call_span(call: ToolCallRef<'_>) -> tracing::Span {
+    tracing::info_span!(
+        "execute_tool",
+        otel.name = %format_args!("execute_tool {}", call.name),
+        gen_ai.operation.name = "execute_tool",
+        gen_ai.tool.name = %call.name,
+        gen_ai.tool.call.id = %call.id,
+        gen_ai.tool.type = "function",
+        error.type = tracing::field::Empty,
+        toolkit.outcome = tracing::field::Empty,
+    )
+}

@@ -1,0 +1,138 @@
+//! The dispatch table: every tool of a toolbox, compile-time and run-time alike, in the
+//! order they were added, with an index by name.
+//!
+//! Adding a tool and finding one by name are both O(1) (a hash index; a handful of
+//! tools are scanned instead, which is cheaper than hashing), so a toolbox of 100,000
+//! tools builds in linear time and dispatches its last tool as fast as its first.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use crate::exec::{Dynamic, Runnable, Typed};
+use crate::spec::ToolSpec;
+use crate::tool::{DynTool, Tool};
+
+/// Up to this many tools, a name is found by comparing it with each.
+const SCAN: usize = 8;
+
+/// One tool of a table: its name (known without building its spec) and the tool.
+#[doc(hidden)]
+pub struct ToolEntry {
+    name: Cow<'static, str>,
+    tool: Box<dyn Runnable>,
+}
+
+impl ToolEntry {
+    /// A compile-time tool.
+    pub fn of<T: Tool>(tool: T) -> Self {
+        ToolEntry { name: Cow::Borrowed(T::NAME), tool: Box::new(Typed(tool)) }
+    }
+
+    /// A run-time tool.
+    pub(crate) fn dynamic<D: DynTool>(tool: D) -> Self {
+        ToolEntry { name: Cow::Owned(tool.spec().name.clone()), tool: Box::new(Dynamic(tool)) }
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Why a tool could not be added to a toolbox.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolboxError {
+    /// Another tool in the toolbox already has this name.
+    #[error("a tool named `{0}` is already in this toolbox")]
+    DuplicateName(String),
+    /// The name is not `^[a-zA-Z0-9_-]{{1,64}}$`.
+    #[error("`{0}` is not a valid tool name: use 1 to 64 ASCII letters, digits, `_` or `-`")]
+    InvalidName(String),
+}
+
+/// The tools, in order, and their index by name.
+#[derive(Default)]
+pub(crate) struct Table {
+    entries: Vec<ToolEntry>,
+    index: HashMap<Cow<'static, str>, usize>,
+}
+
+impl Table {
+    /// Adds a tool; `Err` if its name is taken or invalid.
+    pub(crate) fn push(&mut self, entry: ToolEntry) -> Result<(), ToolboxError> {
+        if !crate::schema::is_valid_name(&entry.name) {
+            return Err(ToolboxError::InvalidName(entry.name.into_owned()));
+        }
+        if self.index.contains_key(&entry.name) {
+            return Err(ToolboxError::DuplicateName(entry.name.into_owned()));
+        }
+        self.index.insert(entry.name.clone(), self.entries.len());
+        self.entries.push(entry);
+        Ok(())
+    }
+
+    /// The tool of this name.
+    #[inline]
+    pub(crate) fn find(&self, name: &str) -> Option<&dyn Runnable> {
+        if self.entries.len() <= SCAN {
+            return self.entries.iter().find(|e| e.name.as_ref() == name).map(|e| &*e.tool);
+        }
+        self.index.get(name).map(|&i| &*self.entries[i].tool)
+    }
+
+    pub(crate) fn entries(&self) -> &[ToolEntry] {
+        &self.entries
+    }
+
+    pub(crate) fn spec(&self, name: &str) -> Option<&ToolSpec> {
+        self.find(name).map(|t| t.spec())
+    }
+
+    pub(crate) fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
+        self.entries.iter().map(|e| e.tool.spec())
+    }
+}
+
+/// The message for a call naming no tool: the available names, and the nearest one when
+/// the name looks like a typo of it.
+pub(crate) fn unknown_tool(name: &str, table: &Table) -> crate::error::ToolError {
+    use crate::error::{ErrorKind, ToolError};
+    let available: Vec<&str> = table.entries().iter().map(ToolEntry::name).collect();
+    let list = available.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    let message = if available.is_empty() {
+        format!("unknown tool `{name}`: no tools are available")
+    } else {
+        match closest(name, &available) {
+            Some(near) => format!("unknown tool `{name}`; did you mean `{near}`? Available tools: {list}"),
+            None => format!("unknown tool `{name}`; available tools: {list}"),
+        }
+    };
+    ToolError::new(ErrorKind::UnknownTool, message)
+}
+
+/// The available name nearest to `name`, if it is a plausible typo (edit distance at most
+/// a third of the name's length).
+fn closest<'a>(name: &str, available: &[&'a str]) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    available
+        .iter()
+        .map(|c| (edit_distance(name, c), *c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(row[j]).min(cur) };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
