@@ -323,13 +323,17 @@ fn fmt_count(n: f64) -> String {
 // ---- instruction counts (`--instructions`) ----------------------------------------
 
 /// The variants `--instructions` accepts.
-const VARIANTS: [&str; 9] = [
+const VARIANTS: [&str; 13] = [
     "two-floor",
     "two-boxed",
     "two-toolbox",
+    "two-traced",
+    "two-ref",
     "five-floor",
     "five-boxed",
     "five-toolbox",
+    "five-traced",
+    "five-ref",
     "hooks-typed4",
     "hooks-json",
     "hooks-audit",
@@ -438,7 +442,18 @@ impl<F: Fn(ToolCall) -> ToolResult, B: Fn(ToolCall) -> ToolResult> Case<F, B> {
         let results = match side {
             "floor" => instructions_loop(calls, &|c| self.floor(c)),
             "boxed" => instructions_loop(calls, &|c| (self.boxed)(c)),
-            "toolbox" => instructions_loop(calls, &|c| self.toolbox(c)),
+            // `traced`: the same calls, with a subscriber installed (by `main`).
+            "toolbox" | "traced" => instructions_loop(calls, &|c| self.toolbox(c)),
+            // Borrowed strings in, the caller's own strings moved into the result (as
+            // the floor does).
+            "ref" => instructions_loop(calls, &|c| {
+                let outcome = drive(self.toolbox.call_ref(ToolCallRef::new(&c.id, &c.name, &c.arguments)));
+                let ToolCall { id, name, .. } = c;
+                match outcome {
+                    Ok(content) => ToolResult { call_id: id, name, content, error: None },
+                    Err(e) => ToolResult::failed(id, name, e),
+                }
+            }),
             _ => unreachable!("side checked by the caller: {side}"),
         };
         let results = black_box(results);
@@ -700,6 +715,14 @@ fn main() {
     hooks.check(&two);
 
     if let Some((variant, n)) = instructions {
+        if variant.ends_with("-traced") {
+            // A subscriber that wants warnings only: the `execute_tool` span (info) is
+            // disabled, so calls must take the plain path.
+            tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::new("warn"))
+                .with_writer(std::io::sink)
+                .init();
+        }
         match variant.split_once('-') {
             Some(("two", side)) => two.instructions(side, n),
             Some(("five", side)) => five.instructions(side, n),

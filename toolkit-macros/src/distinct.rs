@@ -3,9 +3,14 @@
 //! finds the first repeat (a hash set, in expected linear time), and per entry one
 //! comparison spanned at the entry, so a repeat is reported at the second entry with
 //! both labels.
+//!
+//! Everything the checks share is an associated `const` of a generated type, reached as
+//! `Self::...`: items are not subject to hygiene, so the comparisons can carry the user's
+//! own spans (an error inside an external macro's expansion would be shown at the whole
+//! macro call instead).
 
 use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::quote;
+use quote::{quote, quote_spanned};
 
 /// Splits `$crate; rest` (what the `macro_rules!` wrappers in `toolkit` pass on) into the
 /// crate path and the rest.
@@ -22,30 +27,27 @@ pub fn split_crate(input: TokenStream) -> (TokenStream, TokenStream) {
     (quote!(::toolkit), krate)
 }
 
-/// Statements for a `const` context that panic at the second of two equal names.
-/// `names` are `&'static str` expressions evaluable there.
+/// Associated items `NAMES`, `LABELS`, `REPEAT` and `DISTINCT` (which panics at the
+/// second of two equal names) for an `impl` block. `names` are `&'static str`
+/// expressions evaluable there.
 pub fn check(p: &TokenStream, names: &[TokenStream], labels: &[String], spans: &[Span], what: &str) -> TokenStream {
     let n = names.len();
     let table = (2 * n + 1).next_power_of_two();
     let checks = (1..n).map(|i| {
         let label = &labels[i];
-        // Located at the entry, with the hygiene of the rest of the expansion.
-        crate::tool::located_at(
-            quote! {
-                if let ::core::option::Option::Some((__toolkit_first, #i)) = __toolkit_repeat {
-                    ::core::panic!("{}", #p::ConstMessage::duplicate(
-                        __toolkit_labels[__toolkit_first], #label, #what, #what,
-                    ).as_str())
-                }
-            },
-            spans[i],
-        )
+        quote_spanned! {spans[i]=>
+            if let ::core::option::Option::Some((first, #i)) = Self::REPEAT {
+                ::core::panic!("{}", #p::ConstMessage::duplicate(Self::LABELS[first], #label, #what, #what).as_str())
+            }
+        }
     });
     quote! {
-        let __toolkit_names: [&'static str; #n] = [#(#names),*];
-        let __toolkit_labels: [&'static str; #n] = [#(#labels),*];
-        let mut __toolkit_table = [usize::MAX; #table];
-        let __toolkit_repeat = #p::first_duplicate(&__toolkit_names, &mut __toolkit_table);
-        #(#checks)*
+        const NAMES: [&'static str; #n] = [#(#names),*];
+        const LABELS: [&'static str; #n] = [#(#labels),*];
+        const REPEAT: ::core::option::Option<(usize, usize)> = {
+            let mut table = [usize::MAX; #table];
+            #p::first_duplicate(&Self::NAMES, &mut table)
+        };
+        const DISTINCT: () = { #(#checks)* };
     }
 }

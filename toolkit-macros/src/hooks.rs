@@ -7,14 +7,13 @@
 //! tokens, so its error is the same diagnostic and is shown once.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Token};
 
 use crate::errors::Errors;
-use crate::tool::located_at;
 
 pub fn entry(input: TokenStream) -> TokenStream {
     let (krate, input) = crate::distinct::split_crate(input);
@@ -50,21 +49,29 @@ pub fn entry(input: TokenStream) -> TokenStream {
     let mut aliases = Vec::new();
     let mut handles = Vec::new();
     for (i, path) in paths.iter().enumerate() {
-        let alias = format_ident!("__toolkit_H{}", i);
+        let alias = format_ident!("__toolkit_H{}", i, span = path.span());
         aliases.push(quote! {
             #[allow(non_camel_case_types)]
             type #alias = #path;
         });
-        handles.push(located_at(quote!(#p::hook_handle::<#alias>()), path.span()));
+        handles.push(quote_spanned!(path.span()=> #p::hook_handle::<#alias>()));
     }
-    let names: Vec<_> = handles.iter().map(|h| quote!(#p::hook_name(&#h))).collect();
+    let names: Vec<_> =
+        handles.iter().zip(&paths).map(|(h, path)| quote_spanned!(path.span()=> #p::hook_name(&#h))).collect();
     let spans: Vec<_> = paths.iter().map(|path| path.span()).collect();
+    let hook_of: Vec<_> =
+        handles.iter().zip(&paths).map(|(h, path)| quote_spanned!(path.span()=> #p::hook_of(#h))).collect();
     let checks = crate::distinct::check(&p, &names, &labels, &spans, "hook");
     quote! {{
         #(#aliases)*
-        const _: () = { #checks };
+        #[allow(non_camel_case_types)]
+        struct __toolkit_Names;
+        impl __toolkit_Names {
+            #checks
+        }
+        const _: () = __toolkit_Names::DISTINCT;
         let mut __toolkit_hooks = #p::Hooks::new();
-        #(__toolkit_hooks = __toolkit_hooks.with(#p::hook_of(#handles));)*
+        #(__toolkit_hooks = __toolkit_hooks.with(#hook_of);)*
         __toolkit_hooks
     }}
 }

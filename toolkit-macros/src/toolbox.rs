@@ -12,15 +12,14 @@
 //! name check writes `listed::<T>()` with the same tokens, so its error is the same
 //! diagnostic and is shown once.
 
-use proc_macro2::{Delimiter, Group, TokenStream};
-use quote::{format_ident, quote};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Member, Token};
 
 use crate::errors::Errors;
-use crate::tool::located_at;
 
 enum Entry {
     Free(syn::Path),
@@ -86,14 +85,14 @@ pub fn entry(input: TokenStream) -> TokenStream {
     for (i, e) in entries.iter().enumerate() {
         match e {
             Entry::Free(path) => {
-                let alias = format_ident!("__toolkit_E{}", i);
+                let alias = format_ident!("__toolkit_E{}", i, span = path.span());
                 aliases.push(quote! {
                     #[allow(non_camel_case_types)]
                     type #alias = #path;
                 });
-                let handle = located_at(quote!(#p::listed::<#alias>()), path.span());
-                names.push(quote!(#p::tool_name(&#handle)));
-                table.push(quote!(#p::entry(#handle)));
+                let handle = quote_spanned!(path.span()=> #p::listed::<#alias>());
+                names.push(quote_spanned!(path.span()=> #p::tool_name(&#handle)));
+                table.push(quote_spanned!(path.span()=> #p::entry(#handle)));
             }
             Entry::Method { base, method } => {
                 // `method_tool(Arc::clone(&(base)).__toolkit_tool_method())`, located at
@@ -101,18 +100,12 @@ pub fn entry(input: TokenStream) -> TokenStream {
                 // is reported there.
                 let at = method.span();
                 let accessor = format_ident!("__toolkit_tool_{}", method, span = at);
-                let clone = located_at(quote!(::std::sync::Arc::clone), at);
-                let mut base = Group::new(Delimiter::Parenthesis, quote!(&(#base)));
-                base.set_span(base.span().located_at(at));
-                let rest = located_at(quote!(.#accessor()), at);
-                let mut call = Group::new(Delimiter::Parenthesis, quote!(#clone #base #rest));
-                call.set_span(call.span().located_at(at));
-                let handle = located_at(quote!(#p::method_tool), at);
+                let handle = quote_spanned!(at=> #p::method_tool(::std::sync::Arc::clone(&(#base)).#accessor()));
                 let param = format_ident!("__toolkit_M{}", params.len());
                 let value = format_ident!("__toolkit_m{}", params.len());
-                names.push(quote!(<#param as #p::Tool>::NAME));
-                table.push(quote!(#p::entry(#value)));
-                values.push(quote!(#handle #call));
+                names.push(quote_spanned!(at=> <#param as #p::Tool>::NAME));
+                table.push(quote_spanned!(at=> #p::entry(#value)));
+                values.push(handle);
                 params.push((param, value));
             }
         }
@@ -121,8 +114,13 @@ pub fn entry(input: TokenStream) -> TokenStream {
     if params.is_empty() {
         return quote! {{
             #(#aliases)*
-            const _: () = { #check };
-            #krate::Toolbox::from_tools(#p::vec![#(#table),*])
+            #[allow(non_camel_case_types)]
+            struct __toolkit_Names;
+            impl __toolkit_Names {
+                #check
+            }
+            const _: () = __toolkit_Names::DISTINCT;
+            #krate::Toolbox::from_tools([#(#table),*])
         }};
     }
     // Some handle types are known only to inference: check in an associated `const` of
@@ -133,13 +131,13 @@ pub fn entry(input: TokenStream) -> TokenStream {
         #[allow(non_camel_case_types)]
         struct __toolkit_Names<#(#types),*>(::core::marker::PhantomData<(#(#types,)*)>);
         impl<#(#types: #p::Tool),*> __toolkit_Names<#(#types),*> {
-            const DISTINCT: () = { #check };
+            #check
         }
         #[allow(non_camel_case_types, clippy::too_many_arguments)]
         fn __toolkit_new<#(#types: #p::Tool),*>(#(#args: #types),*) -> #krate::Toolbox {
             #[allow(clippy::let_unit_value)]
             let () = __toolkit_Names::<#(#types),*>::DISTINCT;
-            #krate::Toolbox::from_tools(#p::vec![#(#table),*])
+            #krate::Toolbox::from_tools([#(#table),*])
         }
         __toolkit_new(#(#values),*)
     }}

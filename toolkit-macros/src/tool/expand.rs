@@ -1,6 +1,6 @@
 //! Code generation for one tool. Infallible: every rule was checked by `model`.
 
-use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::Attribute;
 use syn::spanned::Spanned;
@@ -466,22 +466,27 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
     // future to box (`invoke_now`); its `invoke` delegates there, so the body, and any
     // error in it, appears once.
     let runs_now = !m.is_async && !m.blocking;
-    let invoke_body = if runs_now {
-        quote_spanned! {fn_ident.span()=>
-            async move { #p::finished(<Self as #p::Tool>::invoke_now(self, __toolkit_args, &__toolkit_cx)) }
-        }
+    let invoke_inner = if runs_now {
+        quote! { #p::finished(<Self as #p::Tool>::invoke_now(self, __toolkit_args, &__toolkit_cx)) }
     } else {
-        quote_spanned! {fn_ident.span()=>
-            async move {
-                // The future owns the context; the function borrows it from there.
-                let __toolkit_cx = &__toolkit_cx;
-                #this
-                #destructure
-                #(#injections)*
-                #keep_raw
-                #body
-            }
+        quote! {
+            // The future owns the context; the function borrows it from there.
+            let __toolkit_cx = &__toolkit_cx;
+            #this
+            #destructure
+            #(#injections)*
+            #keep_raw
+            #body
         }
+    };
+    // `async move { .. }` located at the function's name (a future that is not `Send` is
+    // reported there), its contents keeping their own spans and hygiene (so a tool
+    // defined by a `macro_rules!` still sees the generated bindings).
+    let invoke_body = {
+        let async_move = located_at(quote!(async move), fn_ident.span());
+        let mut block = Group::new(Delimiter::Brace, invoke_inner);
+        block.set_span(block.span().located_at(fn_ident.span()));
+        quote!(#async_move #block)
     };
     let invoke_now = if runs_now {
         quote! {

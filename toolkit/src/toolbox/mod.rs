@@ -78,7 +78,7 @@ impl Toolbox {
 
     /// The toolbox `toolbox![...]` builds (its names were checked at compile time).
     #[doc(hidden)]
-    pub fn from_tools(tools: Vec<ToolEntry>) -> Self {
+    pub fn from_tools(tools: impl IntoIterator<Item = ToolEntry>) -> Self {
         let mut toolbox = Toolbox::new();
         for entry in tools {
             if let Err(e) = toolbox.table.push(entry) {
