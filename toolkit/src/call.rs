@@ -122,7 +122,7 @@ impl ToolResult {
 }
 
 /// What a tool returned, ready for the model: its text. (Whether a tool's output is
-/// typed JSON is a property of the tool: [`ToolSpec::output_schema`].)
+/// typed JSON is a property of the tool: [`ToolSpec::output_schema`](crate::spec::ToolSpec::output_schema).)
 ///
 /// ```
 /// use toolkit::Output;

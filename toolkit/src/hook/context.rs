@@ -266,7 +266,7 @@ impl<'a> ErrorCall<'a> {
     }
 
     /// Whether the tool may be run again safely (declared `read_only` or `idempotent`):
-    /// only then is [`Recovery::Retry`] honoured.
+    /// only then is [`Recovery::Retry`](crate::hook::Recovery::Retry) honoured.
     pub fn retryable(&self) -> bool {
         self.info.spec.is_some_and(|s| s.annotations.repeatable())
     }

@@ -4,7 +4,7 @@ use super::context::{AfterCall, BeforeCall, ErrorCall};
 use super::decision::{Decision, HookStep, IntoHookResult, Recovery};
 
 /// Code that runs before a tool. `#[hook(before)]` implements it; so do
-/// [`Hook::before`]'s closures.
+/// [`Hook::before`](crate::hook::Hook::before)'s closures.
 pub trait BeforeHook: Send + Sync + 'static {
     /// Inspects (and may rewrite) the call; decides whether it goes on.
     fn before<'a>(&'a self, call: &'a mut BeforeCall<'_>) -> HookStep<'a, Decision>;

@@ -1,9 +1,9 @@
 //! The toolbox: one [`Toolbox`] is both the list of tools a model is shown and the
 //! table that executes its calls, so the two cannot drift.
 //!
-//! [`table`] holds the tools and finds them by name; [`observe`] is the path of a call
+//! `table` holds the tools and finds them by name; `observe` is the path of a call
 //! someone watches (record sinks, a tracing subscriber that wants its span). Running a
-//! call is the business of [`exec`](crate::exec).
+//! call is the business of the private `exec` module.
 
 mod observe;
 mod table;
@@ -105,7 +105,7 @@ impl Toolbox {
         self
     }
 
-    /// Delivers a [`CallRecord`] of every call to `sink`. Without sinks no record is
+    /// Delivers a [`CallRecord`](crate::CallRecord) of every call to `sink`. Without sinks no record is
     /// built, so records cost nothing unless asked for.
     pub fn with_sink(mut self, sink: impl RecordSink) -> Self {
         self.sinks.push(Arc::new(sink));
