@@ -628,3 +628,26 @@ async fn every_call_yields_one_record_with_its_outcome() {
         ]
     );
 }
+
+#[tokio::test]
+async fn hooks_added_or_removed_after_calls_act_from_the_next_call() {
+    // Which hooks act on a tool is worked out once and kept: every change to the hooks
+    // or the tools must be seen by the next call.
+    let block = |name: &'static str| Hook::before(name, move |_: &mut BeforeCall<'_>| Decision::Block(name.into()));
+    let mut tools = toolbox![add].with_hook(Hook::before("first", |_: &mut BeforeCall<'_>| ()));
+    assert_eq!(tools.call(call("add", r#"{"a": 1, "b": 2}"#)).await.content, "3");
+
+    tools.add_hook(block("added")).unwrap();
+    assert_eq!(tools.call(call("add", r#"{"a": 1, "b": 2}"#)).await.content, "blocked: added");
+
+    tools.hooks_mut().remove("added");
+    assert_eq!(tools.call(call("add", r#"{"a": 1, "b": 2}"#)).await.content, "3");
+
+    tools.hooks_mut().add(block("only_boom").for_tools(["boom"])).unwrap();
+    tools.add(boom {}).unwrap();
+    assert_eq!(tools.call(call("add", r#"{"a": 1, "b": 2}"#)).await.content, "3");
+    assert_eq!(tools.call(call("boom", "{}")).await.content, "blocked: only_boom");
+
+    let tools = tools.with_hook(block("last"));
+    assert_eq!(tools.call(call("add", r#"{"a": 1, "b": 2}"#)).await.content, "blocked: last");
+}

@@ -1,22 +1,19 @@
 //! The hooked call (DESIGN §5): before hooks, the tool, after hooks, error hooks,
 //! retries, and what the record learns from them.
 //!
-//! One driver, [`drive`], written once as an `async fn` and compiled once: it reaches
-//! the tool through `&dyn Runnable`. When the tool and every hook finish without waiting,
-//! [`start_hooked`] polls it once on the stack (nothing is boxed); otherwise the call's
-//! one boxed future owns it.
+//! Two drivers, compiled once, reaching the tool through `&dyn Runnable`: [`drive_now`]
+//! for a call whose tool and hooks all finish without waiting (no future at all), and
+//! [`drive`] for the others (in the call's one boxed future). They differ only in
+//! awaiting; every decision is a method of [`Run`] that both call.
 
-use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::pin;
-use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use super::guard::{Guard, guarded, panicked};
 use super::plan::Plan;
 use super::runnable::{Runnable, not_ready};
 use super::slot::Slot;
-use super::step::step;
+use super::step::{start_step, step_now, wait};
 use super::{Env, HookEnv, Started};
 use crate::call::{Output, ToolCallRef};
 use crate::context::CallContext;
@@ -74,14 +71,7 @@ pub(crate) fn start_hooked<'a>(
     };
     let hooked = Hooked { plan, scope: hooks.scope, wants_record: hooks.wants_record };
     if runs_now && hooked.plan.is_sync() {
-        let driver = pin!(drive(target, call, env, &hooked));
-        return match driver.poll(&mut Context::from_waker(Waker::noop())) {
-            Poll::Ready(finished) => Started::Finished(finished),
-            // Not reached: a sync hook that returns a future has failed (see `step`), and
-            // a tool that runs now is never awaited.
-            Poll::Pending => Started::Done(Err(ToolError::new(ErrorKind::Unavailable, "this tool is not available")
-                .with_detail("a call whose tool and hooks are all sync had to wait"))),
-        };
+        return Started::Finished(drive_now(target, call, env, &hooked));
     }
     Started::Hooked(Box::pin(async move { drive(target, call, env, &hooked).await }))
 }
@@ -140,57 +130,106 @@ struct Run<'c> {
     keep_args: bool,
 }
 
-/// Runs one hooked call.
-async fn drive(target: Target<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: &Hooked<'_>) -> Finished {
-    // The tool and its spec, or why there is none (building a spec may panic).
-    let (tool, refused) = match target {
-        Target::Tool(tool) => match guarded(call.name, || Ok(tool.spec())) {
+/// The tool and its spec, or why there is none (building a spec may panic).
+fn resolve<'a>(target: Target<'a>, name: &str) -> (Option<(&'a dyn Runnable, &'a ToolSpec)>, Option<ToolError>) {
+    match target {
+        Target::Tool(tool) => match guarded(name, || Ok(tool.spec())) {
             Ok(spec) => (Some((tool, spec)), None),
             Err(e) => (None, Some(e)),
         },
         Target::Unknown(e) => (None, Some(e)),
-    };
+    }
+}
+
+/// Runs one hooked call whose tool and hooks all finish without waiting.
+fn drive_now(target: Target<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: &Hooked<'_>) -> Finished {
+    let (tool, refused) = resolve(target, call.name);
     let mut run = Run::new(tool.map(|(_, spec)| spec), call, env, hooked);
     loop {
         let mut attempt = Attempt::default();
-        let mut slot = None;
-        let parsed = match (tool, &refused) {
-            (Some((tool, _)), _) => guarded(call.name, || tool.parse(call.arguments, env.limits))
-                .map(|args| Slot::new(tool, args, run.keep_args)),
-            (None, Some(e)) => Err(e.clone()),
-            (None, None) => Err(not_ready()),
-        };
-        let produced = match parsed {
-            Err(e) => Produced::Failed(e),
-            Ok(s) => {
-                let s = slot.insert(s);
-                match run.before(s, &mut attempt).await {
+        let (produced, mut slot) = match run.parse(tool, refused.as_ref()) {
+            Err(e) => (Produced::Failed(e), None),
+            Ok(mut slot) => {
+                let produced = match run.before_now(&mut slot, &mut attempt) {
                     Before::Block(reason, detail) => Produced::Blocked(reason, detail),
                     Before::Return(output) => Produced::Output(output, true),
-                    Before::Continue => match (run.ready_to_run(s, &mut attempt), tool) {
-                        (Err(e), _) => Produced::Failed(e),
+                    Before::Continue => match (run.ready_to_run(&mut slot, &mut attempt), tool) {
                         (Ok(clock), Some((tool, spec))) => {
-                            let ran = run.tool(tool, spec, s).await;
-                            attempt.tool_duration = clock.map(|t| t.elapsed());
-                            match ran {
-                                Ok(output) => Produced::Output(output, false),
-                                Err(e) => Produced::Failed(e),
-                            }
+                            let ran = run.tool_now(tool, spec, &mut slot);
+                            attempt.ran(clock, ran)
                         }
+                        (Err(e), _) => Produced::Failed(e),
                         (Ok(_), None) => Produced::Failed(not_ready()),
                     },
-                }
+                };
+                (produced, Some(slot))
+            }
+        };
+        let args = slot.as_mut().map(|s| s as &mut dyn ArgsSlot);
+        let said = match &produced {
+            Produced::Output(output, cached) if run.plan.after => run.after_now(output, args, *cached),
+            Produced::Failed(error) if run.plan.error => run.on_error_now(error, args),
+            _ => HooksSaid::nothing(&produced),
+        };
+        if let Next::Done(finished) = run.conclude(produced, said, attempt) {
+            return finished;
+        }
+    }
+}
+
+/// Runs one hooked call that may wait: the same steps as [`drive_now`], awaited.
+async fn drive(target: Target<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: &Hooked<'_>) -> Finished {
+    let (tool, refused) = resolve(target, call.name);
+    let mut run = Run::new(tool.map(|(_, spec)| spec), call, env, hooked);
+    loop {
+        let mut attempt = Attempt::default();
+        let (produced, mut slot) = match run.parse(tool, refused.as_ref()) {
+            Err(e) => (Produced::Failed(e), None),
+            Ok(mut slot) => {
+                let produced = match run.before(&mut slot, &mut attempt).await {
+                    Before::Block(reason, detail) => Produced::Blocked(reason, detail),
+                    Before::Return(output) => Produced::Output(output, true),
+                    Before::Continue => match (run.ready_to_run(&mut slot, &mut attempt), tool) {
+                        (Ok(clock), Some((tool, spec))) => {
+                            let ran = run.tool(tool, spec, &mut slot).await;
+                            attempt.ran(clock, ran)
+                        }
+                        (Err(e), _) => Produced::Failed(e),
+                        (Ok(_), None) => Produced::Failed(not_ready()),
+                    },
+                };
+                (produced, Some(slot))
             }
         };
         let args = slot.as_mut().map(|s| s as &mut dyn ArgsSlot);
         let said = match &produced {
             Produced::Output(output, cached) if run.plan.after => run.after(output, args, *cached).await,
             Produced::Failed(error) if run.plan.error => run.on_error(error, args).await,
-            Produced::Output(..) => HooksSaid::After(Ok(None)),
-            Produced::Failed(_) | Produced::Blocked(..) => HooksSaid::Error(Handled::Propagate),
+            _ => HooksSaid::nothing(&produced),
         };
         if let Next::Done(finished) = run.conclude(produced, said, attempt) {
             return finished;
+        }
+    }
+}
+
+impl HooksSaid {
+    /// What no hook said: the output as it is, the failure passed on.
+    fn nothing(produced: &Produced) -> Self {
+        match produced {
+            Produced::Output(..) => HooksSaid::After(Ok(None)),
+            Produced::Failed(_) | Produced::Blocked(..) => HooksSaid::Error(Handled::Propagate),
+        }
+    }
+}
+
+impl Attempt {
+    /// The tool ran: how long, and what it produced.
+    fn ran(&mut self, clock: Option<Instant>, ran: Result<Output, ToolError>) -> Produced {
+        self.tool_duration = clock.map(|t| t.elapsed());
+        match ran {
+            Ok(output) => Produced::Output(output, false),
+            Err(e) => Produced::Failed(e),
         }
     }
 }
@@ -216,7 +255,44 @@ impl<'c> Run<'c> {
         }
     }
 
-    /// The before hooks, in order, until one blocks or returns an output.
+    /// Parses the arguments for an attempt.
+    fn parse<'t>(
+        &self,
+        tool: Option<(&'t dyn Runnable, &'t ToolSpec)>,
+        refused: Option<&ToolError>,
+    ) -> Result<Slot<'t>, ToolError> {
+        match (tool, refused) {
+            (Some((tool, _)), _) => guarded(self.info.tool, || tool.parse(self.info.raw, self.env.limits))
+                .map(|args| Slot::new(tool, args, self.keep_args)),
+            (None, Some(e)) => Err(e.clone()),
+            (None, None) => Err(not_ready()),
+        }
+    }
+
+    /// The before hooks, in order, until one blocks or returns an output; every hook
+    /// finishes without waiting.
+    fn before_now(&mut self, slot: &mut Slot<'_>, attempt: &mut Attempt) -> Before {
+        if !self.plan.before {
+            return Before::Continue;
+        }
+        for hook in self.plan.iter() {
+            let Some(hook_fn) = &hook.before else { continue };
+            let mut call = BeforeCall { info: &self.info, args: &mut *slot, ext: &mut self.ext, touched: false };
+            let outcome = step_now(hook, || hook_fn.before(&mut call));
+            let touched = call.touched;
+            if !touched && matches!(outcome, Ok(Decision::Continue)) {
+                // The usual answer owns nothing: no need to look further, or to drop it.
+                std::mem::forget(outcome);
+                continue;
+            }
+            if let Some(stop) = self.before_said(hook, outcome, touched, attempt) {
+                return stop;
+            }
+        }
+        Before::Continue
+    }
+
+    /// [`before_now`](Run::before_now), awaiting the hooks that wait.
     async fn before(&mut self, slot: &mut Slot<'_>, attempt: &mut Attempt) -> Before {
         if !self.plan.before {
             return Before::Continue;
@@ -224,31 +300,48 @@ impl<'c> Run<'c> {
         for hook in self.plan.iter() {
             let Some(hook_fn) = &hook.before else { continue };
             let mut call = BeforeCall { info: &self.info, args: &mut *slot, ext: &mut self.ext, touched: false };
-            let outcome = step(hook, || hook_fn.before(&mut call)).await;
+            let outcome = match start_step(hook, || hook_fn.before(&mut call)) {
+                Ok(outcome) => outcome,
+                Err(waiting) => wait(hook, waiting).await,
+            };
             let touched = call.touched;
-            attempt.touched |= touched;
-            match outcome {
-                Ok(Decision::Continue) => {
-                    if touched {
-                        self.acted.push(hook, Event::Before, Effect::Rewrote, None);
-                    }
-                }
-                Ok(Decision::Block(reason)) => {
-                    self.acted.push(hook, Event::Before, Effect::Blocked, None);
-                    return Before::Block(reason, None);
-                }
-                Ok(Decision::Return(output)) => {
-                    self.acted.push(hook, Event::Before, Effect::Returned, None);
-                    return Before::Return(output);
-                }
-                Err(why) => {
-                    if let Some((reason, detail)) = self.failed(hook, Event::Before, &why) {
-                        return Before::Block(reason, detail);
-                    }
-                }
+            if !touched && matches!(outcome, Ok(Decision::Continue)) {
+                std::mem::forget(outcome);
+                continue;
+            }
+            if let Some(stop) = self.before_said(hook, outcome, touched, attempt) {
+                return stop;
             }
         }
         Before::Continue
+    }
+
+    /// What one before hook's outcome means (`Some`: the call stops here).
+    fn before_said(
+        &mut self,
+        hook: &Hook,
+        outcome: Result<Decision, String>,
+        touched: bool,
+        attempt: &mut Attempt,
+    ) -> Option<Before> {
+        attempt.touched |= touched;
+        match outcome {
+            Ok(Decision::Continue) => {
+                if touched {
+                    self.acted.push(hook, Event::Before, Effect::Rewrote, None);
+                }
+                None
+            }
+            Ok(Decision::Block(reason)) => {
+                self.acted.push(hook, Event::Before, Effect::Blocked, None);
+                Some(Before::Block(reason, None))
+            }
+            Ok(Decision::Return(output)) => {
+                self.acted.push(hook, Event::Before, Effect::Returned, None);
+                Some(Before::Return(output))
+            }
+            Err(why) => self.failed(hook, Event::Before, &why).map(|(reason, detail)| Before::Block(reason, detail)),
+        }
     }
 
     /// Before the tool runs: the arguments a hook may have rewritten must still fit, and
@@ -263,21 +356,52 @@ impl<'c> Run<'c> {
         Ok(self.acted.on.then(Instant::now))
     }
 
+    /// Runs a tool that never waits on the arguments in the slot.
+    fn tool_now(&self, tool: &dyn Runnable, spec: &ToolSpec, slot: &mut Slot<'_>) -> Result<Output, ToolError> {
+        let args = slot.take().ok_or_else(not_ready)?;
+        let cx = CallContext::new(self.info.call_id, spec, self.env.state).keeping_raw(self.plan.after);
+        guarded(&spec.name, || tool.run_now(args, &cx))
+    }
+
     /// Runs the tool on the arguments in the slot: at once when it never waits, under
     /// its guard (timeout, panics) otherwise.
     async fn tool(&self, tool: &dyn Runnable, spec: &ToolSpec, slot: &mut Slot<'_>) -> Result<Output, ToolError> {
+        if tool.runs_now() {
+            return self.tool_now(tool, spec, slot);
+        }
         let args = slot.take().ok_or_else(not_ready)?;
         let cx = CallContext::new(self.info.call_id, spec, self.env.state).keeping_raw(self.plan.after);
-        if tool.runs_now() {
-            return guarded(&spec.name, || tool.run_now(args, &cx));
-        }
         match catch_unwind(AssertUnwindSafe(|| tool.run(args, cx))) {
             Ok(running) => Guard::new(running, spec, self.env.limits).await,
             Err(payload) => Err(panicked(&spec.name, payload.as_ref())),
         }
     }
 
-    /// The after hooks, in order, on an output.
+    /// The after hooks, in order, on an output; every hook finishes without waiting.
+    fn after_now(&mut self, output: &Output, mut args: Option<&mut dyn ArgsSlot>, cached: bool) -> HooksSaid {
+        let mut text: Option<String> = None;
+        for hook in self.plan.iter() {
+            let Some(hook_fn) = &hook.after else { continue };
+            let saved = text.clone();
+            let mut out = AfterCall {
+                info: &self.info,
+                output,
+                text: &mut text,
+                args: reborrow(&mut args),
+                ext: &mut self.ext,
+                cached,
+                touched: false,
+            };
+            let outcome = step_now(hook, || hook_fn.after(&mut out));
+            let touched = out.touched;
+            if let Some(block) = self.after_said(hook, outcome, touched, &mut text, saved) {
+                return HooksSaid::After(Err(block));
+            }
+        }
+        HooksSaid::After(Ok(text))
+    }
+
+    /// [`after_now`](Run::after_now), awaiting the hooks that wait.
     async fn after(&mut self, output: &Output, mut args: Option<&mut dyn ArgsSlot>, cached: bool) -> HooksSaid {
         let mut text: Option<String> = None;
         for hook in self.plan.iter() {
@@ -292,51 +416,90 @@ impl<'c> Run<'c> {
                 cached,
                 touched: false,
             };
-            let outcome = step(hook, || hook_fn.after(&mut out)).await;
+            let outcome = match start_step(hook, || hook_fn.after(&mut out)) {
+                Ok(outcome) => outcome,
+                Err(waiting) => wait(hook, waiting).await,
+            };
             let touched = out.touched;
-            match outcome {
-                Ok(()) if touched => self.acted.push(hook, Event::After, Effect::Rewrote, None),
-                Ok(()) => {}
-                Err(why) => {
-                    // Failing open means as if the hook had not run: its rewrite is undone.
-                    text = saved;
-                    if let Some(block) = self.failed(hook, Event::After, &why) {
-                        return HooksSaid::After(Err(block));
-                    }
-                }
+            if let Some(block) = self.after_said(hook, outcome, touched, &mut text, saved) {
+                return HooksSaid::After(Err(block));
             }
         }
         HooksSaid::After(Ok(text))
     }
 
-    /// The error hooks, in order, on a failure, until one handles it.
-    async fn on_error(&mut self, error: &ToolError, mut args: Option<&mut dyn ArgsSlot>) -> HooksSaid {
-        let retryable = self.info.spec.is_some_and(|s| s.annotations.repeatable());
+    /// What one after hook's outcome means (`Some`: block the call).
+    fn after_said(
+        &mut self,
+        hook: &Hook,
+        outcome: Result<(), String>,
+        touched: bool,
+        text: &mut Option<String>,
+        saved: Option<String>,
+    ) -> Option<(String, Option<String>)> {
+        match outcome {
+            Ok(()) => {
+                if touched {
+                    self.acted.push(hook, Event::After, Effect::Rewrote, None);
+                }
+                None
+            }
+            Err(why) => {
+                // Failing open means as if the hook had not run: its rewrite is undone.
+                *text = saved;
+                self.failed(hook, Event::After, &why)
+            }
+        }
+    }
+
+    /// The error hooks, in order, on a failure, until one handles it; every hook
+    /// finishes without waiting.
+    fn on_error_now(&mut self, error: &ToolError, mut args: Option<&mut dyn ArgsSlot>) -> HooksSaid {
         for hook in self.plan.iter() {
             let Some(hook_fn) = &hook.error else { continue };
             let mut err = ErrorCall { info: &self.info, error, args: reborrow(&mut args), ext: &mut self.ext };
-            let outcome = step(hook, || hook_fn.error(&mut err)).await;
-            let handled = match outcome {
-                Ok(Recovery::Propagate) => None,
-                Ok(Recovery::Retry) if retryable => {
-                    self.acted.push(hook, Event::Error, Effect::Retried, None);
-                    Some(Handled::Retry)
-                }
-                Ok(Recovery::Retry) => {
-                    tracing::debug!(hook = %hook.name, "retry ignored: the tool is neither read_only nor idempotent");
-                    None
-                }
-                Ok(Recovery::Message(text)) => {
-                    self.acted.push(hook, Event::Error, Effect::Recovered, None);
-                    Some(Handled::Message(text))
-                }
-                Err(why) => self.failed(hook, Event::Error, &why).map(|(r, d)| Handled::Block(r, d)),
-            };
-            if let Some(handled) = handled {
+            let outcome = step_now(hook, || hook_fn.error(&mut err));
+            if let Some(handled) = self.error_said(hook, outcome) {
                 return HooksSaid::Error(handled);
             }
         }
         HooksSaid::Error(Handled::Propagate)
+    }
+
+    /// [`on_error_now`](Run::on_error_now), awaiting the hooks that wait.
+    async fn on_error(&mut self, error: &ToolError, mut args: Option<&mut dyn ArgsSlot>) -> HooksSaid {
+        for hook in self.plan.iter() {
+            let Some(hook_fn) = &hook.error else { continue };
+            let mut err = ErrorCall { info: &self.info, error, args: reborrow(&mut args), ext: &mut self.ext };
+            let outcome = match start_step(hook, || hook_fn.error(&mut err)) {
+                Ok(outcome) => outcome,
+                Err(waiting) => wait(hook, waiting).await,
+            };
+            if let Some(handled) = self.error_said(hook, outcome) {
+                return HooksSaid::Error(handled);
+            }
+        }
+        HooksSaid::Error(Handled::Propagate)
+    }
+
+    /// What one error hook's outcome means (`Some`: it handled the failure).
+    fn error_said(&mut self, hook: &Hook, outcome: Result<Recovery, String>) -> Option<Handled> {
+        match outcome {
+            Ok(Recovery::Propagate) => None,
+            Ok(Recovery::Retry) if self.info.spec.is_some_and(|s| s.annotations.repeatable()) => {
+                self.acted.push(hook, Event::Error, Effect::Retried, None);
+                Some(Handled::Retry)
+            }
+            Ok(Recovery::Retry) => {
+                tracing::debug!(hook = %hook.name, "retry ignored: the tool is neither read_only nor idempotent");
+                None
+            }
+            Ok(Recovery::Message(text)) => {
+                self.acted.push(hook, Event::Error, Effect::Recovered, None);
+                Some(Handled::Message(text))
+            }
+            Err(why) => self.failed(hook, Event::Error, &why).map(|(r, d)| Handled::Block(r, d)),
+        }
     }
 
     /// A hook failed: log it, record it, and apply its policy (`Some` = block).

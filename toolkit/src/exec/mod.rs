@@ -27,7 +27,7 @@ use futures_util::future::BoxFuture;
 pub(crate) use drive::{Finished, Report, Target, start_hooked};
 pub use guard::run_blocking;
 pub(crate) use guard::{Guard, panicked};
-pub(crate) use plan::Plan;
+pub(crate) use plan::{Matched, Plan};
 pub(crate) use runnable::{Dynamic, Runnable, Typed};
 
 use crate::call::{Output, ToolCallRef};
@@ -69,12 +69,16 @@ pub(crate) enum Started<'a> {
     Finished(Finished),
 }
 
-/// Starts a call of `tool`: through its hooks when any act on it, else the plain way.
+/// Starts a call of `tool`: through its hooks when a plan says some act on it, else the
+/// plain way.
 #[inline]
-pub(crate) fn start<'a>(tool: &'a dyn Runnable, call: ToolCallRef<'a>, env: Env<'a>) -> Started<'a> {
-    if let Some(hooks) = env.hooks
-        && let Some(plan) = Plan::new(hooks.lists, call.name)
-    {
+pub(crate) fn start<'a>(
+    tool: &'a dyn Runnable,
+    plan: Option<(Plan<'a>, HookEnv<'a>)>,
+    call: ToolCallRef<'a>,
+    env: Env<'a>,
+) -> Started<'a> {
+    if let Some((plan, hooks)) = plan {
         return start_hooked(Target::Tool(tool), plan, hooks, call, env);
     }
     // Parsing, validation, building the spec and a sync tool all run here: a panic in

@@ -115,8 +115,40 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// What [`Plan::new`] finds for `tool` among one list of hooks (at most 64), kept so
+    /// that later calls of the same tool need not match the hooks again.
+    pub(crate) fn matching(list: &[Hook], tool: &str) -> Option<Matched> {
+        if list.len() > 64 {
+            return None;
+        }
+        let plan = Plan::new([list, &[], &[]], tool);
+        Some(match plan {
+            Some(Plan { order: Order::One(_, mask), before, after, error, sync }) => {
+                Matched { mask, before, after, error, sync }
+            }
+            _ => Matched { mask: 0, before: false, after: false, error: false, sync: true },
+        })
+    }
+
+    /// The plan of one list of hooks from what [`Plan::matching`] found for the tool.
+    #[inline]
+    pub(crate) fn matched(list: &'a [Hook], m: Matched) -> Option<Self> {
+        let Matched { mask, before, after, error, sync } = m;
+        (mask != 0).then_some(Plan { order: Order::One(list, mask), before, after, error, sync })
+    }
+
     /// Whether every hook finishes without waiting.
     pub(crate) fn is_sync(&self) -> bool {
         self.sync
     }
+}
+
+/// Which hooks of one list act on one tool (a [`Plan`] without its list).
+#[derive(Clone, Copy)]
+pub(crate) struct Matched {
+    mask: u64,
+    before: bool,
+    after: bool,
+    error: bool,
+    sync: bool,
 }

@@ -12,7 +12,7 @@ use crate::hook::{Hook, HookError, HookStep};
 /// Starts one hook step: `Ok(result)` when it finished at once, `Err(future)` when it
 /// has to wait.
 #[inline]
-fn start_step<'a, T>(
+pub(crate) fn start_step<'a, T>(
     hook: &Hook,
     start: impl FnOnce() -> HookStep<'a, T>,
 ) -> Result<Result<T, String>, BoxFuture<'a, Result<T, HookError>>> {
@@ -27,16 +27,15 @@ fn start_step<'a, T>(
     }
 }
 
-/// One hook step: `Err` with operator detail when the hook failed.
-pub(crate) async fn step<'a, T>(hook: &Hook, start: impl FnOnce() -> HookStep<'a, T>) -> Result<T, String> {
-    match start_step(hook, start) {
-        Ok(result) => result,
-        Err(fut) => wait(hook, fut).await,
-    }
+/// One hook step in a call that cannot wait (its hooks all say they are sync: one that
+/// returns a future anyway was refused by [`start_step`]).
+#[inline]
+pub(crate) fn step_now<'a, T>(hook: &Hook, start: impl FnOnce() -> HookStep<'a, T>) -> Result<T, String> {
+    start_step(hook, start).unwrap_or_else(|_| Err("it had to wait in a call that cannot".to_string()))
 }
 
 /// Awaits a hook's future under its guard.
-async fn wait<T>(hook: &Hook, fut: BoxFuture<'_, Result<T, HookError>>) -> Result<T, String> {
+pub(crate) async fn wait<T>(hook: &Hook, fut: BoxFuture<'_, Result<T, HookError>>) -> Result<T, String> {
     let guarded = AssertUnwindSafe(fut).catch_unwind();
     let outcome = match hook.timeout {
         None => guarded.await,

@@ -10,7 +10,7 @@ mod table;
 
 use std::fmt;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use futures_util::StreamExt;
 use serde_json::Value;
@@ -24,7 +24,7 @@ pub use table::ToolboxError;
 use crate::call::{Output, ToolCall, ToolCallRef, ToolResult};
 use crate::context::State;
 use crate::error::ToolError;
-use crate::exec::{self, Env, Guard, HookEnv, Started};
+use crate::exec::{self, Env, Finished, Guard, HookEnv, Matched, Plan, Started};
 use crate::hook::{DuplicateHook, Hook, Hooks, NO_SCOPE, Scope};
 use crate::record::RecordSink;
 use crate::schema::{Incompatibility, Target};
@@ -46,6 +46,9 @@ pub struct Toolbox {
     state: State,
     sinks: Vec<Arc<dyn RecordSink>>,
     hooks: Hooks,
+    /// Which of this toolbox's hooks act on each tool, found on first use (reset by
+    /// every change to the tools or the hooks).
+    plans: OnceLock<Box<[Option<Matched>]>>,
 }
 
 impl Default for Toolbox {
@@ -73,6 +76,7 @@ impl Toolbox {
             state: State::default(),
             sinks: Vec::new(),
             hooks: Hooks::new(),
+            plans: OnceLock::new(),
         }
     }
 
@@ -120,6 +124,7 @@ impl Toolbox {
     /// once (use [`add_hook`](Toolbox::add_hook) to handle it instead).
     pub fn with_hook(mut self, hook: impl Into<Hook>) -> Self {
         self.hooks = std::mem::take(&mut self.hooks).with(hook);
+        self.plans = OnceLock::new();
         self
     }
 
@@ -138,6 +143,7 @@ impl Toolbox {
     /// Adds a hook to this toolbox; an error if one of that name is already there.
     pub fn add_hook(&mut self, hook: impl Into<Hook>) -> Result<&mut Self, DuplicateHook> {
         self.hooks.add(hook)?;
+        self.plans = OnceLock::new();
         Ok(self)
     }
 
@@ -148,6 +154,7 @@ impl Toolbox {
 
     /// This toolbox's hooks, to add or remove some.
     pub fn hooks_mut(&mut self) -> &mut Hooks {
+        self.plans = OnceLock::new();
         &mut self.hooks
     }
 
@@ -160,12 +167,14 @@ impl Toolbox {
     /// time).
     pub fn add<T: Tool>(&mut self, tool: T) -> Result<&mut Self, ToolboxError> {
         self.table.push(ToolEntry::of(tool))?;
+        self.plans = OnceLock::new();
         Ok(self)
     }
 
     /// Adds a tool defined at run time.
     pub fn add_dynamic(&mut self, tool: impl DynTool) -> Result<&mut Self, ToolboxError> {
         self.table.push(ToolEntry::dynamic(tool))?;
+        self.plans = OnceLock::new();
         Ok(self)
     }
 
@@ -204,7 +213,10 @@ impl Toolbox {
     #[allow(clippy::manual_async_fn)]
     pub fn call(&self, call: ToolCall) -> impl Future<Output = ToolResult> + Send + '_ {
         async move {
-            let outcome = self.run(call.as_ref(), &NO_SCOPE).await;
+            let outcome = match self.begin(call.as_ref(), &NO_SCOPE) {
+                Begun::Done(outcome) => outcome,
+                begun => self.settle(begun, call.as_ref(), &NO_SCOPE).await,
+            };
             let ToolCall { id, name, .. } = call;
             finish(id, name, outcome)
         }
@@ -251,9 +263,8 @@ impl Toolbox {
         self.run(call, scope).await
     }
 
-    /// Every call goes through here. A call nobody observes (no record sink, no tracing
-    /// subscriber that wants its span) takes the plain path, whose future stays small
-    /// and is never boxed; an observed one is boxed with its span and record.
+    /// Every call goes through here: [`begin`](Toolbox::begin) does what needs no
+    /// waiting, and [`settle`](Toolbox::settle) awaits the rest.
     #[allow(clippy::manual_async_fn)]
     fn run<'a>(
         &'a self,
@@ -261,26 +272,51 @@ impl Toolbox {
         scope: &'a Scope,
     ) -> impl Future<Output = Result<String, ToolError>> + Send + 'a {
         async move {
-            // Global hooks are one atomic load away when there are none; the span is one
-            // check of the callsite's interest when no subscriber wants it.
-            let global = crate::hook::global_snapshot();
-            let span = observe::call_span(call);
-            if !span.is_disabled() || !self.sinks.is_empty() || !scope.sinks.0.is_empty() {
-                return Box::pin(self.observed(call, scope, global, span)).await;
+            match self.begin(call, scope) {
+                Begun::Done(outcome) => outcome,
+                begun => self.settle(begun, call, scope).await,
             }
-            let hooks = (global.is_some() || !self.hooks.is_empty() || !scope.hooks.is_empty()).then(|| HookEnv {
-                lists: [global.as_deref().map_or(&[], Hooks::as_slice), self.hooks.as_slice(), scope.hooks.as_slice()],
-                scope,
-                wants_record: false,
-            });
-            match self.start(call, self.env(hooks)) {
-                Started::Done(outcome) => outcome.map(Output::into_string),
-                Started::Running(running, spec) => {
-                    Guard::new(running, spec, &self.limits).await.map(Output::into_string)
-                }
-                Started::Hooked(hooked) => hooked.await.result,
-                Started::Finished(finished) => finished.result,
-            }
+        }
+    }
+
+    /// Awaits what [`begin`](Toolbox::begin) left running.
+    async fn settle<'a>(
+        &'a self,
+        begun: Begun<'a>,
+        call: ToolCallRef<'a>,
+        scope: &'a Scope,
+    ) -> Result<String, ToolError> {
+        match begun {
+            Begun::Done(outcome) => outcome,
+            Begun::Running(guard) => guard.await.map(Output::into_string),
+            Begun::Hooked(hooked) => hooked.await.result,
+            Begun::Observed(global, span) => Box::pin(self.observed(call, scope, global, span)).await,
+        }
+    }
+
+    /// The synchronous start of a call. A call nobody observes (no record sink, no
+    /// tracing subscriber that wants its span) and no global hook governs starts here,
+    /// and a sync tool whose hooks are all sync also ends here; the others go the
+    /// observed way, in a future of their own.
+    #[inline]
+    fn begin<'a>(&'a self, call: ToolCallRef<'a>, scope: &'a Scope) -> Begun<'a> {
+        // Global hooks are one atomic load away when there are none; the span is one
+        // check of the callsite's interest when no subscriber wants it.
+        let global = crate::hook::global_snapshot();
+        let span = observe::call_span(call);
+        if global.is_some() || !span.is_disabled() || !self.sinks.is_empty() || !scope.sinks.0.is_empty() {
+            return Begun::Observed(global, span);
+        }
+        let hooks = (!self.hooks.is_empty() || !scope.hooks.is_empty()).then(|| HookEnv {
+            lists: [&[], self.hooks.as_slice(), scope.hooks.as_slice()],
+            scope,
+            wants_record: false,
+        });
+        match self.start(call, self.env(hooks)) {
+            Started::Done(outcome) => Begun::Done(outcome.map(Output::into_string)),
+            Started::Running(running, spec) => Begun::Running(Guard::new(running, spec, &self.limits)),
+            Started::Hooked(hooked) => Begun::Hooked(hooked),
+            Started::Finished(finished) => Begun::Done(finished.result),
         }
     }
 
@@ -291,9 +327,26 @@ impl Toolbox {
 
     fn start<'a>(&'a self, call: ToolCallRef<'a>, env: Env<'a>) -> Started<'a> {
         match self.table.find(call.name) {
-            Some(tool) => exec::start(tool, call, env),
+            Some((i, tool)) => {
+                let plan = env.hooks.and_then(|hooks| Some((self.plan(i, call.name, hooks)?, hooks)));
+                exec::start(tool, plan, call, env)
+            }
             None => exec::start_unknown(unknown_tool(call.name, &self.table), call, env),
         }
+    }
+
+    /// The hooks that act on the `i`th tool: when only this toolbox's hooks are in play,
+    /// what was found for that tool before.
+    fn plan<'a>(&'a self, i: usize, name: &str, hooks: HookEnv<'a>) -> Option<Plan<'a>> {
+        if let [[], list, []] = hooks.lists {
+            let plans = self.plans.get_or_init(|| {
+                self.table.entries().iter().map(|e| Plan::matching(self.hooks.as_slice(), e.name())).collect()
+            });
+            if let Some(Some(matched)) = plans.get(i) {
+                return Plan::matched(list, *matched);
+            }
+        }
+        Plan::new(hooks.lists, name)
     }
 
     /// Executes calls concurrently (at most [`Limits::concurrency`] at once) and returns
@@ -337,6 +390,15 @@ impl Toolbox {
     ) -> std::io::Result<Vec<std::path::PathBuf>> {
         crate::schema::write_docs(dir, title, self.specs())
     }
+}
+
+/// A call once started: its outcome, or what is left to await.
+enum Begun<'a> {
+    Done(Result<String, ToolError>),
+    Running(Guard<'a>),
+    Hooked(futures_util::future::BoxFuture<'a, Finished>),
+    /// Someone observes the call, or global hooks act on it (their list is kept alive).
+    Observed(Option<Arc<Hooks>>, tracing::Span),
 }
 
 /// The call's one result: its id and tool name, and the text or the error.

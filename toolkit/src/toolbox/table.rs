@@ -71,13 +71,13 @@ impl Table {
         Ok(())
     }
 
-    /// The tool of this name.
+    /// The tool of this name, and its place in the table.
     #[inline]
-    pub(crate) fn find(&self, name: &str) -> Option<&dyn Runnable> {
+    pub(crate) fn find(&self, name: &str) -> Option<(usize, &dyn Runnable)> {
         if self.entries.len() <= SCAN {
-            return self.entries.iter().find(|e| e.name.as_ref() == name).map(|e| &*e.tool);
+            return self.entries.iter().position(|e| e.name.as_ref() == name).map(|i| (i, &*self.entries[i].tool));
         }
-        self.index.get(name).map(|&i| &*self.entries[i].tool)
+        self.index.get(name).map(|&i| (i, &*self.entries[i].tool))
     }
 
     pub(crate) fn entries(&self) -> &[ToolEntry] {
@@ -85,7 +85,7 @@ impl Table {
     }
 
     pub(crate) fn spec(&self, name: &str) -> Option<&ToolSpec> {
-        self.find(name).map(|t| t.spec())
+        self.find(name).map(|(_, t)| t.spec())
     }
 
     pub(crate) fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
