@@ -243,13 +243,32 @@ async fn after_rewrites_chain_and_the_raw_output_stays_as_the_tool_made_it() {
             let t = format!("[{}]", out.text());
             out.set_text(t);
         }))
-        .with_hook(Hook::after("shout", move |out: &mut AfterCall<'_>| {
-            seen.lock().unwrap().push(format!("{} / {} / {:?}", out.output().as_str(), out.text(), out.raw::<i64>()));
-            out.text_mut().push('!');
-        }));
+        .with_hook(
+            Hook::after("shout", move |out: &mut AfterCall<'_>| {
+                seen.lock().unwrap().push(format!(
+                    "{} / {} / {:?}",
+                    out.output().as_str(),
+                    out.text(),
+                    out.raw::<i64>()
+                ));
+                out.text_mut().push('!');
+            })
+            .reading_raw(),
+        );
     let r = tools.call(call("add", r#"{"a": 40, "b": 2}"#)).await;
     assert_eq!(r.content, "[42]!");
     assert_eq!(entries(&raw_seen), ["42 / [42] / Some(42)"]);
+}
+
+#[tokio::test]
+async fn the_typed_output_is_kept_only_when_a_hook_says_it_reads_it() {
+    let raw_seen = log();
+    let seen = Arc::clone(&raw_seen);
+    let tools = toolbox![add].with_hook(Hook::after("peek", move |out: &mut AfterCall<'_>| {
+        seen.lock().unwrap().push(format!("{:?}", out.raw::<i64>()));
+    }));
+    tools.call(call("add", r#"{"a": 40, "b": 2}"#)).await;
+    assert_eq!(entries(&raw_seen), ["None"], "no hook declared `reading_raw`: the tool keeps no typed value");
 }
 
 // ---- 4. error ------------------------------------------------------------------------

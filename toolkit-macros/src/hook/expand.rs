@@ -101,6 +101,9 @@ fn builder(m: &HookModel) -> TokenStream {
         Event::Error => quote!(on_error),
     };
     let mut chain = quote!(#p::Hook::new(Self::NAME).#on(#ident {}));
+    if matches!(m.form, Form::Raw(_)) {
+        chain.extend(quote!(.reading_raw()));
+    }
     if let Some(n) = m.priority {
         chain.extend(quote!(.priority(#n)));
     }

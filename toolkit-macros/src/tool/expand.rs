@@ -47,28 +47,30 @@ fn default_fn_ident(binding: &syn::Ident) -> syn::Ident {
 
 fn args_struct(m: &ToolModel) -> TokenStream {
     let krate = &m.krate;
+    let p = quote!(#krate::__private);
     let vis = &m.vis;
     let ident = &m.args_ident;
-    let serde_crate = format!("{}::__private::serde", quote!(#krate)).replace(' ', "");
     let fn_name = m.fn_ident.to_string();
     let doc = format!("The arguments of the [`{fn_name}`] tool, parsed from the model's JSON.");
     let cfg = cfg_attrs(&m.cfgs);
     let mut fields = Vec::new();
     let mut defaults = Vec::new();
     let mut checks = Vec::new();
-    for p in &m.params {
-        let ParamKind::Arg(a) = &p.kind else { continue };
-        let binding = &p.binding;
-        let ty = &p.ty;
+    // The `Deserialize` impl: one slot per field, a loop over the keys, then each
+    // field from its slot, its default, or a `missing field` error.
+    let mut slots = Vec::new();
+    let mut arms = Vec::new();
+    let mut finals = Vec::new();
+    let mut inits = Vec::new();
+    let mut wires = Vec::new();
+    for p_ in &m.params {
+        let ParamKind::Arg(a) = &p_.kind else { continue };
+        let binding = &p_.binding;
+        let ty = &p_.ty;
         let wire = &a.wire;
-        let param_cfg = cfg_attrs(&p.cfgs);
-        let de_with =
-            syn::LitStr::new(&format!("{serde_crate}::de_param").replace("serde::de_param", "de_param"), ty.span());
-        let mut serde_attrs = vec![quote!(rename = #wire), quote!(deserialize_with = #de_with)];
-        if let Some(d) = &a.default {
+        let param_cfg = cfg_attrs(&p_.cfgs);
+        let missing = if let Some(d) = &a.default {
             let f = default_fn_ident(binding);
-            let path = syn::LitStr::new(&format!("{ident}::{f}"), ty.span());
-            serde_attrs.push(quote!(default = #path));
             let value = match d {
                 DefaultValue::Inherit => quote_spanned!(ty.span()=> #krate::__private::param_default::<#ty>()),
                 DefaultValue::Expr(syn::Expr::Lit(l)) if matches!(l.lit, syn::Lit::Str(_)) => {
@@ -81,9 +83,12 @@ fn args_struct(m: &ToolModel) -> TokenStream {
                 #[doc(hidden)]
                 fn #f() -> #ty { #value }
             });
+            quote!(#ident::#f())
         } else if a.optional {
-            serde_attrs.push(quote!(default));
-        }
+            quote!(#p::None)
+        } else {
+            quote!(return #p::Err(<__M::Error as #p::serde::de::Error>::missing_field(#wire)))
+        };
         let field_doc = match &a.docs {
             crate::docs::Docs::Text(t) if t.is_empty() => quote!(),
             d => {
@@ -94,9 +99,30 @@ fn args_struct(m: &ToolModel) -> TokenStream {
         fields.push(quote! {
             #param_cfg
             #field_doc
-            #[serde(#(#serde_attrs),*)]
             pub #binding: #ty,
         });
+        // Located at the parameter's type: a type that is not `Deserialize` is reported
+        // there, once.
+        let value = located_at(quote!(#p::param_value::<__M, #ty>), ty.span());
+        slots.push(quote!(#param_cfg let mut #binding: #p::Option<#ty> = #p::None;));
+        arms.push(quote! {
+            #param_cfg
+            #wire => {
+                if #binding.is_some() {
+                    return #p::Err(<__M::Error as #p::serde::de::Error>::duplicate_field(#wire));
+                }
+                #binding = #p::Some(#value(&mut __map)?);
+            }
+        });
+        finals.push(quote! {
+            #param_cfg
+            let #binding = match #binding {
+                #p::Some(__toolkit_value) => __toolkit_value,
+                #p::None => #missing,
+            };
+        });
+        inits.push(quote!(#param_cfg #binding));
+        wires.push(wire.clone());
         checks.extend(constraint_checks(m, binding, ty, a).into_iter().map(|c| quote!(#param_cfg #c)));
     }
     let defaults = if defaults.is_empty() {
@@ -107,13 +133,49 @@ fn args_struct(m: &ToolModel) -> TokenStream {
     quote! {
         #cfg
         #[doc = #doc]
-        #[derive(#krate::__private::serde::Deserialize)]
-        #[serde(crate = #serde_crate, deny_unknown_fields)]
         #[allow(non_camel_case_types, dead_code, missing_docs)]
         #vis struct #ident {
             #(#fields)*
         }
         #defaults
+        // A map-only `Deserialize`: arguments are always an object, so there is no
+        // sequence form to compile, and every field's value is read by one shared
+        // function per parameter type.
+        #cfg
+        impl<'__toolkit_de> #p::serde::Deserialize<'__toolkit_de> for #ident {
+            fn deserialize<__D: #p::serde::Deserializer<'__toolkit_de>>(
+                __deserializer: __D,
+            ) -> #p::Result<Self, __D::Error> {
+                struct __Visitor;
+                impl<'__toolkit_de> #p::serde::de::Visitor<'__toolkit_de> for __Visitor {
+                    type Value = #ident;
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str("an object")
+                    }
+                    #[allow(unused_mut)]
+                    fn visit_map<__M: #p::serde::de::MapAccess<'__toolkit_de>>(
+                        self,
+                        mut __map: __M,
+                    ) -> #p::Result<#ident, __M::Error> {
+                        #(#slots)*
+                        while let #p::Some(__toolkit_key) = #p::next_key(&mut __map)? {
+                            match __toolkit_key.as_str() {
+                                #(#arms)*
+                                __toolkit_other => {
+                                    return #p::Err(<__M::Error as #p::serde::de::Error>::unknown_field(
+                                        __toolkit_other,
+                                        &[#(#wires),*],
+                                    ));
+                                }
+                            }
+                        }
+                        #(#finals)*
+                        #p::Ok(#ident { #(#inits),* })
+                    }
+                }
+                #p::serde::Deserializer::deserialize_map(__deserializer, __Visitor)
+            }
+        }
         #cfg
         impl #krate::__private::Validate for #ident {
             #[inline]

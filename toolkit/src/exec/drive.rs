@@ -361,7 +361,7 @@ impl<'c> Run<'c> {
     /// Runs a tool that never waits on the arguments in the slot.
     fn tool_now(&self, tool: &dyn Runnable, spec: &ToolSpec, slot: &mut Slot<'_>) -> Result<Output, ToolError> {
         let args = slot.take().ok_or_else(not_ready)?;
-        let cx = CallContext::new(self.info.call_id, spec, self.env.state).keeping_raw(self.plan.after);
+        let cx = CallContext::new(self.info.call_id, spec, self.env.state).keeping_raw(self.plan.raw);
         guarded(&spec.name, || tool.run_now(args, &cx))
     }
 
@@ -372,7 +372,7 @@ impl<'c> Run<'c> {
             return self.tool_now(tool, spec, slot);
         }
         let args = slot.take().ok_or_else(not_ready)?;
-        let cx = CallContext::new(self.info.call_id, spec, self.env.state).keeping_raw(self.plan.after);
+        let cx = CallContext::new(self.info.call_id, spec, self.env.state).keeping_raw(self.plan.raw);
         match catch_unwind(AssertUnwindSafe(|| tool.run(args, cx))) {
             Ok(running) => Guard::new(running, spec, self.env.limits).await,
             Err(payload) => Err(panicked(&spec.name, payload.as_ref())),

@@ -14,6 +14,8 @@ pub(crate) struct Plan<'a> {
     pub(crate) before: bool,
     pub(crate) after: bool,
     pub(crate) error: bool,
+    /// An after hook reads the typed output: the tool keeps it.
+    pub(crate) raw: bool,
     /// Every hook here finishes without waiting (so a tool that never waits can run the
     /// whole pipeline with no future).
     sync: bool,
@@ -54,7 +56,8 @@ enum Order<'a> {
 impl<'a> Plan<'a> {
     /// The plan for a call of `tool`; `None` when no hook acts on it.
     pub(crate) fn new(lists: [&'a [Hook]; 3], tool: &str) -> Option<Self> {
-        let mut plan = Plan { order: Order::One(&[], 0), before: false, after: false, error: false, sync: true };
+        let mut plan =
+            Plan { order: Order::One(&[], 0), before: false, after: false, error: false, raw: false, sync: true };
         match lists {
             // The usual case: hooks in one scope only, already in order.
             [only, [], []] | [[], only, []] | [[], [], only] if only.len() <= 64 => {
@@ -103,6 +106,7 @@ impl<'a> Plan<'a> {
         self.before |= hook.before.is_some();
         self.after |= hook.after.is_some();
         self.error |= hook.error.is_some();
+        self.raw |= hook.reads_raw && hook.after.is_some();
         self.sync &= hook.is_sync();
     }
 
@@ -123,18 +127,18 @@ impl<'a> Plan<'a> {
         }
         let plan = Plan::new([list, &[], &[]], tool);
         Some(match plan {
-            Some(Plan { order: Order::One(_, mask), before, after, error, sync }) => {
-                Matched { mask, before, after, error, sync }
+            Some(Plan { order: Order::One(_, mask), before, after, error, raw, sync }) => {
+                Matched { mask, before, after, error, raw, sync }
             }
-            _ => Matched { mask: 0, before: false, after: false, error: false, sync: true },
+            _ => Matched { mask: 0, before: false, after: false, error: false, raw: false, sync: true },
         })
     }
 
     /// The plan of one list of hooks from what [`Plan::matching`] found for the tool.
     #[inline]
     pub(crate) fn matched(list: &'a [Hook], m: Matched) -> Option<Self> {
-        let Matched { mask, before, after, error, sync } = m;
-        (mask != 0).then_some(Plan { order: Order::One(list, mask), before, after, error, sync })
+        let Matched { mask, before, after, error, raw, sync } = m;
+        (mask != 0).then_some(Plan { order: Order::One(list, mask), before, after, error, raw, sync })
     }
 
     /// Whether every hook finishes without waiting.
@@ -150,5 +154,6 @@ pub(crate) struct Matched {
     before: bool,
     after: bool,
     error: bool,
+    raw: bool,
     sync: bool,
 }

@@ -226,8 +226,10 @@ impl<'a> AfterCall<'a> {
     }
 
     /// The tool's raw typed return value (`Forecast`, not its JSON), when the tool
-    /// returned a typed value of type `T` in this call. `None` for a `Return`ed
-    /// (cached) output.
+    /// returned a typed value of type `T` in this call and a hook acting on the call
+    /// declared that it reads it ([`Hook::reading_raw`](crate::hook::Hook::reading_raw);
+    /// a `#[hook(after)]` with a `raw` parameter does). `None` otherwise, and for a
+    /// `Return`ed (cached) output.
     pub fn raw<T: Any>(&self) -> Option<&'a T> {
         self.output.raw()
     }

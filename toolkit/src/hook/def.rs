@@ -89,6 +89,8 @@ pub struct Hook {
     pub(crate) error: Option<Arc<dyn ErrorHook>>,
     /// Every event it acts on finishes without waiting (kept, not asked per call).
     pub(crate) sync: bool,
+    /// Its after hook reads the tool's typed output ([`AfterCall::raw`]).
+    pub(crate) reads_raw: bool,
 }
 
 impl fmt::Debug for Hook {
@@ -118,6 +120,7 @@ impl Hook {
             after: None,
             error: None,
             sync: true,
+            reads_raw: false,
         }
     }
 
@@ -166,6 +169,14 @@ impl Hook {
     pub fn on_error(mut self, hook: impl ErrorHook) -> Self {
         self.error = Some(Arc::new(hook));
         self.sync = self.compute_sync();
+        self
+    }
+
+    /// Declares that its after hook reads the tool's typed output with
+    /// [`AfterCall::raw`]: a tool keeps its typed value beside the text only for calls a
+    /// hook that says so acts on (`#[hook(after)]` with a `raw` parameter says so itself).
+    pub fn reading_raw(mut self) -> Self {
+        self.reads_raw = true;
         self
     }
 
