@@ -47,20 +47,19 @@ pub fn entry(input: TokenStream) -> TokenStream {
     }
     let labels: Vec<String> = paths.iter().map(|path| quote!(#path).to_string().replace(' ', "")).collect();
     let mut aliases = Vec::new();
-    let mut handles = Vec::new();
+    let mut names = Vec::new();
+    let mut hook_of = Vec::new();
     for (i, path) in paths.iter().enumerate() {
         let alias = format_ident!("__toolkit_H{}", i, span = path.span());
         aliases.push(quote! {
             #[allow(non_camel_case_types)]
             type #alias = #path;
         });
-        handles.push(quote_spanned!(path.span()=> #p::hook_handle::<#alias>()));
+        // As in `toolbox!`: each through one function bounded by `Hookable`.
+        names.push(quote_spanned!(path.span()=> #p::hookable_name::<#alias>()));
+        hook_of.push(quote_spanned!(path.span()=> #p::hookable_hook::<#alias>()));
     }
-    let names: Vec<_> =
-        handles.iter().zip(&paths).map(|(h, path)| quote_spanned!(path.span()=> #p::hook_name(&#h))).collect();
     let spans: Vec<_> = paths.iter().map(|path| path.span()).collect();
-    let hook_of: Vec<_> =
-        handles.iter().zip(&paths).map(|(h, path)| quote_spanned!(path.span()=> #p::hook_of(#h))).collect();
     let checks = crate::distinct::check(&p, &names, &labels, &spans, "hook");
     quote! {{
         #(#aliases)*

@@ -90,9 +90,11 @@ pub fn entry(input: TokenStream) -> TokenStream {
                     #[allow(non_camel_case_types)]
                     type #alias = #path;
                 });
-                let handle = quote_spanned!(path.span()=> #p::listed::<#alias>());
-                names.push(quote_spanned!(path.span()=> #p::tool_name(&#handle)));
-                table.push(quote_spanned!(path.span()=> #p::entry(#handle)));
+                // Each reaches the tool through one function bounded by `Listable`, so a
+                // path that is not a tool is reported at the path, and no projection of
+                // its handle type is left for anything else to trip on.
+                names.push(quote_spanned!(path.span()=> #p::listed_name::<#alias>()));
+                table.push(quote_spanned!(path.span()=> #p::listed_entry::<#alias>()));
             }
             Entry::Method { base, method } => {
                 // `method_tool(Arc::clone(&(base)).__toolkit_tool_method())`, located at

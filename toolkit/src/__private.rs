@@ -480,6 +480,19 @@ pub fn hook_of<H: HookDef>(_: H) -> Hook {
     H::hook()
 }
 
+/// The [`Hook`] of a `#[hook]` function named by its path in `hooks!` (one bound, as
+/// [`listed_entry`]).
+#[inline]
+pub fn hookable_hook<T: Hookable>() -> Hook {
+    <T::Handle as HookDef>::hook()
+}
+
+/// The name of a `#[hook]` function named by its path in `hooks!`.
+#[inline]
+pub const fn hookable_name<T: Hookable>() -> &'static str {
+    <T::Handle as HookDef>::NAME
+}
+
 // ---- constraints ----------------------------------------------------------------
 
 #[diagnostic::on_unimplemented(
@@ -750,6 +763,20 @@ impl ConstMessage {
 #[inline]
 pub fn entry<T: Tool>(tool: T) -> ToolEntry {
     ToolEntry::of(tool)
+}
+
+/// The entry of a `#[tool]` function named by its path in `toolbox!`. Its one bound,
+/// `T: Listable`, is the one error for a path that is not a tool ([`listed_name`] has
+/// the same bound at the same tokens, so rustc shows it once).
+#[inline]
+pub fn listed_entry<T: Listable>() -> ToolEntry {
+    ToolEntry::of(T::HANDLE)
+}
+
+/// The name of a `#[tool]` function named by its path in `toolbox!`.
+#[inline]
+pub const fn listed_name<T: Listable>() -> &'static str {
+    <T::Handle as Tool>::NAME
 }
 
 /// The handle of a `#[tool]` function, as `toolbox!` names it (by the function's path).
