@@ -163,6 +163,7 @@ for family in baseline toolkit; do
     gen "$family" "$MANY" >/dev/null
 done
 for n in "${BIG[@]}"; do gen toolkit "$n" >/dev/null; done
+gen baseline "${BIG[1]}" >/dev/null
 
 declare -A time irl
 for family in baseline toolkit; do
@@ -177,6 +178,8 @@ for n in "${BIG[@]}"; do
     echo "building a toolbox! of $n tools..." >&2
     read -r big_time[$n] big_kb[$n] < <(build "$work/toolkit-$n")
 done
+echo "building the baseline of ${BIG[1]} tools..." >&2
+read -r base_big_time base_big_kb < <(build "$work/baseline-${BIG[1]}")
 
 per() { awk -v a="$1" -v b="$2" -v n="$MANY" 'BEGIN { printf "%.1f", (b - a) / (n - 1) * 1000 }'; }
 per_ir() { awk -v a="$1" -v b="$2" -v n="$MANY" 'BEGIN { printf "%.0f", (b - a) / (n - 1) }'; }
@@ -201,5 +204,7 @@ echo "|---:|---:|---:|"
 for n in "${BIG[@]}"; do
     awk -v n="$n" -v t="${big_time[$n]}" -v kb="${big_kb[$n]}" 'BEGIN { printf "| %d tools | %.1f s | %.2f GB |\n", n, t, kb / 1048576 }'
 done
+awk -v n="${BIG[1]}" -v t="$base_big_time" -v kb="$base_big_kb" \
+    'BEGIN { printf "| baseline, %d tools | %.1f s | %.2f GB |\n", n, t, kb / 1048576 }'
 awk -v a="${big_time[${BIG[0]}]}" -v b="${big_time[${BIG[1]}]}" -v n="${BIG[0]}" -v m="${BIG[1]}" \
     'BEGIN { printf "\ntime of %d tools / time of %d: %.2fx (linear: %.2fx)\n", m, n, b / a, m / n }'
