@@ -65,44 +65,6 @@ where
     map.next_value()
 }
 
-/// The next key of an argument object, borrowed from the input when it has no escapes.
-#[inline]
-pub fn next_key<'de, M: serde::de::MapAccess<'de>>(map: &mut M) -> Result<Option<Key<'de>>, M::Error> {
-    map.next_key()
-}
-
-/// A key of an argument object.
-pub struct Key<'de>(std::borrow::Cow<'de, str>);
-
-impl Key<'_> {
-    #[inline]
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Key<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> serde::de::Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a field name")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Owned(v)))
-            }
-        }
-        d.deserialize_str(KeyVisitor)
-    }
-}
-
 #[diagnostic::on_unimplemented(
     message = "`#[arg(default)]` needs `{Self}: Default`",
     label = "has no `Default`",

@@ -63,6 +63,7 @@ fn args_struct(m: &ToolModel) -> TokenStream {
     let mut finals = Vec::new();
     let mut inits = Vec::new();
     let mut wires = Vec::new();
+    let mut field_arms = Vec::new();
     for p_ in &m.params {
         let ParamKind::Arg(a) = &p_.kind else { continue };
         let binding = &p_.binding;
@@ -105,9 +106,11 @@ fn args_struct(m: &ToolModel) -> TokenStream {
         // there, once.
         let value = located_at(quote!(#p::param_value::<__M, #ty>), ty.span());
         slots.push(quote!(#param_cfg let mut #binding: #p::Option<#ty> = #p::None;));
+        let index = wires.len();
+        field_arms.push(quote!(#param_cfg #wire => #p::Ok(#index),));
         arms.push(quote! {
             #param_cfg
-            #wire => {
+            #p::Some(#index) => {
                 if #binding.is_some() {
                     return #p::Err(<__M::Error as #p::serde::de::Error>::duplicate_field(#wire));
                 }
@@ -146,6 +149,31 @@ fn args_struct(m: &ToolModel) -> TokenStream {
             fn deserialize<__D: #p::serde::Deserializer<'__toolkit_de>>(
                 __deserializer: __D,
             ) -> #p::Result<Self, __D::Error> {
+                const __TOOLKIT_FIELDS: &[&str] = &[#(#wires),*];
+                // The key's place among the fields, matched where it lies (nothing is
+                // copied); any other key is serde's `unknown field` error, raised there.
+                struct __Field;
+                impl<'__toolkit_de> #p::serde::de::Visitor<'__toolkit_de> for __Field {
+                    type Value = usize;
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str("a field name")
+                    }
+                    fn visit_str<__E: #p::serde::de::Error>(self, key: &str) -> #p::Result<usize, __E> {
+                        match key {
+                            #(#field_arms)*
+                            _ => #p::Err(__E::unknown_field(key, __TOOLKIT_FIELDS)),
+                        }
+                    }
+                }
+                impl<'__toolkit_de> #p::serde::de::DeserializeSeed<'__toolkit_de> for __Field {
+                    type Value = usize;
+                    fn deserialize<__D2: #p::serde::Deserializer<'__toolkit_de>>(
+                        self,
+                        d: __D2,
+                    ) -> #p::Result<usize, __D2::Error> {
+                        #p::serde::Deserializer::deserialize_identifier(d, self)
+                    }
+                }
                 struct __Visitor;
                 impl<'__toolkit_de> #p::serde::de::Visitor<'__toolkit_de> for __Visitor {
                     type Value = #ident;
@@ -158,14 +186,13 @@ fn args_struct(m: &ToolModel) -> TokenStream {
                         mut __map: __M,
                     ) -> #p::Result<#ident, __M::Error> {
                         #(#slots)*
-                        while let #p::Some(__toolkit_key) = #p::next_key(&mut __map)? {
-                            match __toolkit_key.as_str() {
+                        loop {
+                            match #p::serde::de::MapAccess::next_key_seed(&mut __map, __Field)? {
                                 #(#arms)*
-                                __toolkit_other => {
-                                    return #p::Err(<__M::Error as #p::serde::de::Error>::unknown_field(
-                                        __toolkit_other,
-                                        &[#(#wires),*],
-                                    ));
+                                #p::None => break,
+                                // Not reached: `__Field` gives only the indices above.
+                                #p::Some(_) => {
+                                    return #p::Err(<__M::Error as #p::serde::de::Error>::custom("unexpected field"));
                                 }
                             }
                         }

@@ -59,8 +59,9 @@ pub(crate) struct HookEnv<'a> {
 
 /// How a call started.
 pub(crate) enum Started<'a> {
-    /// The outcome is known (a sync tool ran, or the arguments were refused).
-    Done(Result<Output, ToolError>),
+    /// The outcome is known (a sync tool ran, or the arguments were refused): the
+    /// model-visible text, or the error.
+    Done(Result<String, ToolError>),
     /// The tool is running (to be awaited under its [`Guard`]).
     Running(BoxFuture<'a, Result<Output, ToolError>>, &'a ToolSpec),
     /// The call runs through its hooks.
@@ -100,11 +101,11 @@ pub(crate) fn start_unknown<'a>(error: ToolError, call: ToolCallRef<'a>, env: En
 
 impl Finished {
     /// A call that ran with no hooks.
-    pub(crate) fn plain(outcome: Result<Output, ToolError>) -> Self {
-        let outcome_kind = match &outcome {
+    pub(crate) fn plain(result: Result<String, ToolError>) -> Self {
+        let outcome = match &result {
             Ok(_) => Outcome::Ok,
             Err(e) => Outcome::Failed(e.kind),
         };
-        Finished { result: outcome.map(Output::into_string), outcome: outcome_kind, report: None }
+        Finished { result, outcome, report: None }
     }
 }

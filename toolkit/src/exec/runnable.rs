@@ -29,7 +29,8 @@ pub(crate) enum Args {
 /// How a call without hooks started: finished (a sync tool ran, or the arguments were
 /// refused), or running in the one boxed future of the call.
 pub(crate) enum Plain<'a> {
-    Done(Result<Output, ToolError>),
+    /// The model-visible text, or the error.
+    Done(Result<String, ToolError>),
     Running(BoxFuture<'a, Result<Output, ToolError>>, &'a ToolSpec),
 }
 
@@ -132,7 +133,11 @@ impl<T: Tool> Runnable for Typed<T> {
         };
         let cx = CallContext::new(call.id, spec, state);
         if T::RUNS_NOW {
-            return Plain::Done(self.0.invoke_now(args, &cx).unwrap_or_else(|_| Err(gave_back())));
+            return Plain::Done(match self.0.invoke_now(args, &cx) {
+                Ok(Ok(output)) => Ok(output.into_string()),
+                Ok(Err(e)) => Err(e),
+                Err(_) => Err(gave_back()),
+            });
         }
         Plain::Running(boxed(self.0.invoke(args, cx)), spec)
     }

@@ -10,9 +10,12 @@ mod table;
 
 use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
 
 use futures_util::StreamExt;
+use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 pub use crate::limits::Limits;
@@ -215,7 +218,7 @@ impl Toolbox {
         async move {
             let outcome = match self.begin(call.as_ref(), &NO_SCOPE) {
                 Begun::Done(outcome) => outcome,
-                begun => self.settle(begun, call.as_ref(), &NO_SCOPE).await,
+                Begun::Waiting(rest) => rest.await,
             };
             let ToolCall { id, name, .. } = call;
             finish(id, name, outcome)
@@ -264,7 +267,7 @@ impl Toolbox {
     }
 
     /// Every call goes through here: [`begin`](Toolbox::begin) does what needs no
-    /// waiting, and [`settle`](Toolbox::settle) awaits the rest.
+    /// waiting, and what is left (a [`Settle`]) is awaited.
     #[allow(clippy::manual_async_fn)]
     fn run<'a>(
         &'a self,
@@ -274,23 +277,8 @@ impl Toolbox {
         async move {
             match self.begin(call, scope) {
                 Begun::Done(outcome) => outcome,
-                begun => self.settle(begun, call, scope).await,
+                Begun::Waiting(rest) => rest.await,
             }
-        }
-    }
-
-    /// Awaits what [`begin`](Toolbox::begin) left running.
-    async fn settle<'a>(
-        &'a self,
-        begun: Begun<'a>,
-        call: ToolCallRef<'a>,
-        scope: &'a Scope,
-    ) -> Result<String, ToolError> {
-        match begun {
-            Begun::Done(outcome) => outcome,
-            Begun::Running(guard) => guard.await.map(Output::into_string),
-            Begun::Hooked(hooked) => hooked.await.result,
-            Begun::Observed(global, span) => Box::pin(self.observed(call, scope, global, span)).await,
         }
     }
 
@@ -305,7 +293,7 @@ impl Toolbox {
         let global = crate::hook::global_snapshot();
         let span = observe::call_span(call);
         if global.is_some() || !span.is_disabled() || !self.sinks.is_empty() || !scope.sinks.0.is_empty() {
-            return Begun::Observed(global, span);
+            return Begun::Waiting(Settle::Observed(Box::pin(self.observed(call, scope, global, span))));
         }
         let hooks = (!self.hooks.is_empty() || !scope.hooks.is_empty()).then(|| HookEnv {
             lists: [&[], self.hooks.as_slice(), scope.hooks.as_slice()],
@@ -313,9 +301,9 @@ impl Toolbox {
             wants_record: false,
         });
         match self.start(call, self.env(hooks)) {
-            Started::Done(outcome) => Begun::Done(outcome.map(Output::into_string)),
-            Started::Running(running, spec) => Begun::Running(Guard::new(running, spec, &self.limits)),
-            Started::Hooked(hooked) => Begun::Hooked(hooked),
+            Started::Done(outcome) => Begun::Done(outcome),
+            Started::Running(running, spec) => Begun::Waiting(Settle::Running(Guard::new(running, spec, &self.limits))),
+            Started::Hooked(hooked) => Begun::Waiting(Settle::Hooked(hooked)),
             Started::Finished(finished) => Begun::Done(finished.result),
         }
     }
@@ -395,10 +383,31 @@ impl Toolbox {
 /// A call once started: its outcome, or what is left to await.
 enum Begun<'a> {
     Done(Result<String, ToolError>),
+    Waiting(Settle<'a>),
+}
+
+/// What is left of a call after its synchronous start: one hand-written future, so the
+/// future of `Toolbox::call` stays small (it is moved before it is polled).
+enum Settle<'a> {
+    /// The tool's own future, under its guard.
     Running(Guard<'a>),
-    Hooked(futures_util::future::BoxFuture<'a, Finished>),
-    /// Someone observes the call, or global hooks act on it (their list is kept alive).
-    Observed(Option<Arc<Hooks>>, tracing::Span),
+    /// The hooked call.
+    Hooked(BoxFuture<'a, Finished>),
+    /// An observed call (span, records) or one global hooks act on.
+    Observed(BoxFuture<'a, Result<String, ToolError>>),
+}
+
+impl Future for Settle<'_> {
+    type Output = Result<String, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // Every variant is `Unpin` (the futures inside are boxed).
+        match self.get_mut() {
+            Settle::Running(guard) => Pin::new(guard).poll(cx).map(|r| r.map(Output::into_string)),
+            Settle::Hooked(hooked) => hooked.as_mut().poll(cx).map(|f| f.result),
+            Settle::Observed(observed) => observed.as_mut().poll(cx),
+        }
+    }
 }
 
 /// The call's one result: its id and tool name, and the text or the error.

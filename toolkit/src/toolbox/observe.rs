@@ -9,7 +9,7 @@ use std::time::{Instant, SystemTime};
 use tracing::Instrument;
 
 use super::Toolbox;
-use crate::call::ToolCallRef;
+use crate::call::{Output, ToolCallRef};
 use crate::error::ToolError;
 use crate::exec::{Finished, Guard, HookEnv, Report, Started};
 use crate::hook::{Hook, Hooks, Scope};
@@ -37,7 +37,8 @@ impl Toolbox {
             Started::Done(outcome) => Finished::plain(outcome),
             Started::Running(running, spec) => {
                 let started = Instant::now();
-                let outcome = Guard::new(running, spec, &self.limits).instrument(span.clone()).await;
+                let outcome =
+                    Guard::new(running, spec, &self.limits).instrument(span.clone()).await.map(Output::into_string);
                 let mut finished = Finished::plain(outcome);
                 if clock.is_some() {
                     let report = Report { attempts: 1, tool_duration: Some(started.elapsed()), ..Report::default() };
@@ -132,10 +133,14 @@ impl Drop for Unfinished<'_> {
 /// The span every call runs in, named and attributed after the OpenTelemetry GenAI
 /// conventions (`execute_tool {gen_ai.tool.name}`; `error.type` is recorded on failure),
 /// plus `toolkit.outcome` (`ok`, `blocked`, `cached`, `failed`, `recovered`).
-/// When no subscriber wants it (none installed, or a filter that leaves it out), this is
-/// a check of the callsite's cached interest and the span is disabled.
+/// With no subscriber installed this is one relaxed load; with one whose filter leaves
+/// the span out (a level of `warn`, say), a check of the level and the callsite's
+/// cached interest. Either way the span is disabled and the call takes the plain path.
 #[inline]
 pub(super) fn call_span(call: ToolCallRef<'_>) -> tracing::Span {
+    if !tracing::dispatcher::has_been_set() {
+        return tracing::Span::none();
+    }
     tracing::info_span!(
         "execute_tool",
         otel.name = %format_args!("execute_tool {}", call.name),

@@ -75,7 +75,10 @@ impl Table {
     #[inline]
     pub(crate) fn find(&self, name: &str) -> Option<(usize, &dyn Runnable)> {
         if self.entries.len() <= SCAN {
-            return self.entries.iter().position(|e| e.name.as_ref() == name).map(|i| (i, &*self.entries[i].tool));
+            // Lengths first: most names differ in length, and a compare of the bytes is
+            // a call.
+            let found = self.entries.iter().position(|e| e.name.len() == name.len() && e.name.as_ref() == name);
+            return found.map(|i| (i, &*self.entries[i].tool));
         }
         self.index.get(name).map(|&i| (i, &*self.entries[i].tool))
     }
