@@ -323,7 +323,7 @@ fn fmt_count(n: f64) -> String {
 // ---- instruction counts (`--instructions`) ----------------------------------------
 
 /// The variants `--instructions` accepts.
-const VARIANTS: [&str; 13] = [
+const VARIANTS: [&str; 14] = [
     "two-floor",
     "two-boxed",
     "two-toolbox",
@@ -337,6 +337,7 @@ const VARIANTS: [&str; 13] = [
     "hooks-typed4",
     "hooks-json",
     "hooks-audit",
+    "hooks-sink",
 ];
 
 /// `n` calls of `f`, nothing else: the `ToolCall`s are built before, and the results
@@ -508,6 +509,8 @@ struct HookCases {
     typed4: Toolbox,
     json: Toolbox,
     audit: Toolbox,
+    /// `add` with one record sink that does nothing with its records.
+    sink: Toolbox,
     /// The audit log's handle, to let its writer catch up between timed batches (its
     /// thread would otherwise steal the CPU from whichever side is timed next).
     log: toolkit::hooks::AuditLog,
@@ -521,13 +524,17 @@ impl HookCases {
         }));
         let log = toolkit::hooks::AuditLog::to_writer(std::io::sink());
         let audit = toolbox![add].with_sink(log.clone());
-        HookCases { typed4, json, audit, log }
+        let sink = toolbox![add].with_sink(|record: &toolkit::CallRecord| {
+            black_box(record);
+        });
+        HookCases { typed4, json, audit, sink, log }
     }
 
     fn side(&self, which: &str) -> &Toolbox {
         match which {
             "typed4" => &self.typed4,
             "json" => &self.json,
+            "sink" => &self.sink,
             "audit" => &self.audit,
             _ => unreachable!("side checked by the caller: {which}"),
         }

@@ -282,9 +282,13 @@ impl<'c> Run<'c> {
             let mut call = BeforeCall { info: &self.info, args: &mut *slot, ext: &mut self.ext, touched: false };
             let outcome = step_now(hook, || hook_fn.before(&mut call));
             let touched = call.touched;
-            if !touched && matches!(outcome, Ok(Decision::Continue)) {
-                // The usual answer owns nothing: no need to look further, or to drop it.
+            if let Ok(Decision::Continue) = outcome {
+                // The usual answer: it owns nothing, so it needs no drop.
                 std::mem::forget(outcome);
+                attempt.touched |= touched;
+                if touched {
+                    self.acted.push(hook, Event::Before, Effect::Rewrote, None);
+                }
                 continue;
             }
             if let Some(stop) = self.before_said(hook, outcome, touched, attempt) {
@@ -307,8 +311,12 @@ impl<'c> Run<'c> {
                 Err(waiting) => wait(hook, waiting).await,
             };
             let touched = call.touched;
-            if !touched && matches!(outcome, Ok(Decision::Continue)) {
+            if let Ok(Decision::Continue) = outcome {
                 std::mem::forget(outcome);
+                attempt.touched |= touched;
+                if touched {
+                    self.acted.push(hook, Event::Before, Effect::Rewrote, None);
+                }
                 continue;
             }
             if let Some(stop) = self.before_said(hook, outcome, touched, attempt) {
