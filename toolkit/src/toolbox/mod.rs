@@ -292,8 +292,11 @@ impl Toolbox {
         // check of the callsite's interest when no subscriber wants it.
         let global = crate::hook::global_snapshot();
         let span = observe::call_span(call);
-        if global.is_some() || !span.is_disabled() || !self.sinks.is_empty() || !scope.sinks.0.is_empty() {
+        if global.is_some() {
             return Begun::Waiting(Settle::Observed(Box::pin(self.observed(call, scope, global, span))));
+        }
+        if !span.is_disabled() || !self.sinks.is_empty() || !scope.sinks.0.is_empty() {
+            return self.begin_observed(call, scope, span);
         }
         let hooks = (!self.hooks.is_empty() || !scope.hooks.is_empty()).then(|| HookEnv {
             lists: [&[], self.hooks.as_slice(), scope.hooks.as_slice()],

@@ -6,23 +6,63 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use tracing::Instrument;
+use tracing::{Instrument, Span};
 
-use super::Toolbox;
+use super::{Begun, Settle, Toolbox};
 use crate::call::{Output, ToolCallRef};
 use crate::error::ToolError;
 use crate::exec::{Finished, Guard, HookEnv, Report, Started};
 use crate::hook::{Hook, Hooks, Scope};
 use crate::record::{CallRecord, Outcome};
 
+/// When an observed call started, for its record.
+type Clock = Option<(SystemTime, Instant)>;
+
 impl Toolbox {
-    /// A call with an `execute_tool` span and a [`CallRecord`] for the sinks.
+    /// The synchronous start of an observed call that no global hook acts on: a call that
+    /// ends without waiting (a sync tool, sync hooks) is recorded here and needs no
+    /// future; the others continue in [`observed_rest`](Toolbox::observed_rest).
+    pub(super) fn begin_observed<'a>(&'a self, call: ToolCallRef<'a>, scope: &'a Scope, span: Span) -> Begun<'a> {
+        let observed = !self.sinks.is_empty() || !scope.sinks.0.is_empty();
+        let clock = observed.then(|| (SystemTime::now(), Instant::now()));
+        let hooks =
+            HookEnv { lists: [&[], self.hooks.as_slice(), scope.hooks.as_slice()], scope, wants_record: observed };
+        match span.in_scope(|| self.start(call, self.env(Some(hooks)))) {
+            Started::Done(outcome) => {
+                Begun::Done(self.observed_end(call, scope, &span, clock, Finished::plain(outcome)))
+            }
+            Started::Finished(finished) => Begun::Done(self.observed_end(call, scope, &span, clock, finished)),
+            started => {
+                Begun::Waiting(Settle::Observed(Box::pin(self.observed_rest(call, scope, span, clock, started))))
+            }
+        }
+    }
+
+    /// An observed call that has to wait: awaits it, then records it. A caller that
+    /// stops waiting drops this future mid-call: its guard still delivers the call's one
+    /// record, as `cancelled`.
+    async fn observed_rest<'a>(
+        &'a self,
+        call: ToolCallRef<'a>,
+        scope: &'a Scope,
+        span: Span,
+        clock: Clock,
+        started: Started<'a>,
+    ) -> Result<String, ToolError> {
+        let guard = clock.map(|clock| Unfinished { toolbox: self, scope, call, clock });
+        let finished = self.wait(started, &span, clock).await;
+        std::mem::forget(guard); // finished: the record is the call's one
+        self.observed_end(call, scope, &span, clock, finished)
+    }
+
+    /// A call with an `execute_tool` span and a [`CallRecord`] for the sinks, from its
+    /// start: for calls global hooks act on (their list is kept alive here).
     pub(super) async fn observed(
         &self,
         call: ToolCallRef<'_>,
         scope: &Scope,
         global: Option<Arc<Hooks>>,
-        span: tracing::Span,
+        span: Span,
     ) -> Result<String, ToolError> {
         let observed = !self.sinks.is_empty() || !scope.sinks.0.is_empty();
         let clock = observed.then(|| (SystemTime::now(), Instant::now()));
@@ -30,10 +70,16 @@ impl Toolbox {
             [global.as_deref().map_or(&[], Hooks::as_slice), self.hooks.as_slice(), scope.hooks.as_slice()];
         let hooks = HookEnv { lists, scope, wants_record: observed };
         let env = self.env(Some(hooks));
-        // A caller that stops waiting drops this future mid-call: the guard still
-        // delivers the call's one record, as `cancelled`.
         let guard = clock.map(|clock| Unfinished { toolbox: self, scope, call, clock });
-        let finished = match span.in_scope(|| self.start(call, env)) {
+        let started = span.in_scope(|| self.start(call, env));
+        let finished = self.wait(started, &span, clock).await;
+        std::mem::forget(guard); // finished: the record below is the call's one
+        self.observed_end(call, scope, &span, clock, finished)
+    }
+
+    /// Awaits a started call in its span.
+    async fn wait(&self, started: Started<'_>, span: &Span, clock: Clock) -> Finished {
+        match started {
             Started::Done(outcome) => Finished::plain(outcome),
             Started::Running(running, spec) => {
                 let started = Instant::now();
@@ -48,8 +94,18 @@ impl Toolbox {
             }
             Started::Hooked(hooked) => hooked.instrument(span.clone()).await,
             Started::Finished(finished) => finished,
-        };
-        std::mem::forget(guard); // finished: the record below is the call's one
+        }
+    }
+
+    /// The end of an observed call: its outcome on the span, its record to the sinks.
+    fn observed_end(
+        &self,
+        call: ToolCallRef<'_>,
+        scope: &Scope,
+        span: &Span,
+        clock: Clock,
+        finished: Finished,
+    ) -> Result<String, ToolError> {
         span.record("toolkit.outcome", finished.outcome.label());
         if let Err(e) = &finished.result {
             span.record("error.type", e.kind.as_str());
