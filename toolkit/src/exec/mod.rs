@@ -6,7 +6,8 @@
 //!
 //! - [`parse`]: the checks before parsing, and a failed parse described for the model;
 //! - [`plan`]: which hooks act on the call, in which order;
-//! - [`drive`]: the hooked call (before hooks, tool, after and error hooks, retries);
+//! - [`drive`]: the hooked call (before hooks, tool, after and error hooks, retries), and
+//!   [`run`]: its state and what each hook's outcome means;
 //! - [`slot`]: the arguments as hooks see them (typed or JSON);
 //! - [`step`] and [`guard`]: one hook, and the tool, isolated from panics and overruns.
 //!
@@ -18,16 +19,18 @@ mod drive;
 mod guard;
 mod parse;
 mod plan;
+mod run;
 mod runnable;
 mod slot;
 mod step;
 
 use futures_util::future::BoxFuture;
 
-pub(crate) use drive::{Finished, Report, Target, start_hooked};
+pub(crate) use drive::{Target, start_hooked};
 pub use guard::run_blocking;
 pub(crate) use guard::{Guard, panicked};
 pub(crate) use plan::{Matched, Plan};
+pub(crate) use run::{Finished, Report};
 pub(crate) use runnable::{Dynamic, Runnable, Typed};
 
 use crate::call::{Output, ToolCallRef};

@@ -1,0 +1,514 @@
+//! One hooked call's state across its attempts ([`Run`]), and what each hook's outcome
+//! means: the decisions both drivers of [`drive`](super::drive) share.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, Instant};
+
+use super::Env;
+use super::guard::{Guard, guarded, panicked};
+use super::plan::Plan;
+use super::runnable::{Runnable, not_ready};
+use super::slot::Slot;
+use super::step::{start_step, step_now, wait};
+use crate::call::{Output, ToolCallRef};
+use crate::context::CallContext;
+use crate::error::{ErrorKind, ToolError};
+use crate::hook::{
+    AfterCall, ArgsSlot, BeforeCall, CallInfo, Decision, ErrorCall, Extensions, Hook, OnFailure, Recovery, Scope,
+};
+use crate::record::{Effect, Event, HookAction, Outcome};
+use crate::spec::ToolSpec;
+
+/// How a hooked call ended.
+pub(crate) struct Finished {
+    pub(crate) result: Result<String, ToolError>,
+    pub(crate) outcome: Outcome,
+    /// What the record needs besides, when one will be built (boxed: a call without
+    /// sinks carries one pointer).
+    pub(crate) report: Option<Box<Report>>,
+}
+
+/// What a hooked call tells its record.
+#[derive(Default)]
+pub(crate) struct Report {
+    pub(crate) acted: Vec<HookAction>,
+    pub(crate) rewritten_arguments: Option<String>,
+    pub(crate) attempts: u32,
+    pub(crate) tool_duration: Option<Duration>,
+}
+
+/// What a call with hooks needs: its plan, its scope, whether a record will be built.
+pub(super) struct Hooked<'a> {
+    pub(super) plan: Plan<'a>,
+    pub(super) scope: &'a Scope,
+    pub(super) wants_record: bool,
+}
+
+/// What the before hooks decided, all together.
+pub(super) enum Before {
+    Continue,
+    Block(String, Option<String>),
+    Return(Output),
+}
+
+/// What one attempt produced, before after or error hooks.
+pub(super) enum Produced {
+    /// An output; `true` when a before hook returned it (cached).
+    Output(Output, bool),
+    Failed(ToolError),
+    Blocked(String, Option<String>),
+}
+
+/// What after or error hooks said about an attempt.
+pub(super) enum HooksSaid {
+    /// After hooks: the rewritten text, or a block.
+    After(Result<Option<String>, (String, Option<String>)>),
+    Error(Handled),
+}
+
+pub(super) enum Handled {
+    Propagate,
+    Retry,
+    Message(String),
+    Block(String, Option<String>),
+}
+
+/// What an attempt's end leads to.
+pub(super) enum Next {
+    Done(Finished),
+    Retry,
+}
+
+/// One attempt's bookkeeping for the record.
+#[derive(Default)]
+pub(super) struct Attempt {
+    touched: bool,
+    rewritten_arguments: Option<String>,
+    tool_duration: Option<Duration>,
+}
+
+/// The state of one hooked call across its attempts.
+pub(super) struct Run<'c> {
+    pub(super) info: CallInfo<'c>,
+    pub(super) plan: &'c Plan<'c>,
+    env: Env<'c>,
+    ext: Extensions,
+    acted: Acted,
+    /// After or error hooks may read the arguments once the tool has taken them.
+    keep_args: bool,
+}
+
+impl HooksSaid {
+    /// What no hook said: the output as it is, the failure passed on.
+    pub(super) fn nothing(produced: &Produced) -> Self {
+        match produced {
+            Produced::Output(..) => HooksSaid::After(Ok(None)),
+            Produced::Failed(_) | Produced::Blocked(..) => HooksSaid::Error(Handled::Propagate),
+        }
+    }
+}
+
+impl Attempt {
+    /// The tool ran: how long, and what it produced.
+    pub(super) fn ran(&mut self, clock: Option<Instant>, ran: Result<Output, ToolError>) -> Produced {
+        self.tool_duration = clock.map(|t| t.elapsed());
+        match ran {
+            Ok(output) => Produced::Output(output, false),
+            Err(e) => Produced::Failed(e),
+        }
+    }
+}
+
+impl<'c> Run<'c> {
+    pub(super) fn new(spec: Option<&'c ToolSpec>, call: ToolCallRef<'c>, env: Env<'c>, hooked: &'c Hooked<'c>) -> Self {
+        let plan = &hooked.plan;
+        Run {
+            info: CallInfo {
+                call_id: call.id,
+                tool: call.name,
+                raw: call.arguments,
+                spec,
+                agent: hooked.scope.agent.as_deref(),
+                task: hooked.scope.task.as_deref(),
+                session: hooked.scope.session.as_deref(),
+                state: env.state,
+                attempt: 1,
+            },
+            plan,
+            env,
+            ext: Extensions::default(),
+            acted: Acted { on: hooked.wants_record, list: Vec::new() },
+            keep_args: plan.after || plan.error,
+        }
+    }
+
+    /// Parses the arguments for an attempt.
+    pub(super) fn parse<'t>(
+        &self,
+        tool: Option<(&'t dyn Runnable, &'t ToolSpec)>,
+        refused: Option<&ToolError>,
+    ) -> Result<Slot<'t>, ToolError> {
+        match (tool, refused) {
+            (Some((tool, _)), _) => guarded(self.info.tool, || tool.parse(self.info.raw, self.env.limits))
+                .map(|args| Slot::new(tool, args, self.keep_args)),
+            (None, Some(e)) => Err(e.clone()),
+            (None, None) => Err(not_ready()),
+        }
+    }
+
+    /// The before hooks, in order, until one blocks or returns an output; every hook
+    /// finishes without waiting.
+    pub(super) fn before_now(&mut self, slot: &mut Slot<'_>, attempt: &mut Attempt) -> Before {
+        if !self.plan.before {
+            return Before::Continue;
+        }
+        for hook in self.plan.iter() {
+            let Some(hook_fn) = &hook.before else { continue };
+            let mut call = BeforeCall { info: &self.info, args: &mut *slot, ext: &mut self.ext, touched: false };
+            let outcome = step_now(hook, || hook_fn.before(&mut call));
+            let touched = call.touched;
+            if let Ok(Decision::Continue) = outcome {
+                // The usual answer: it owns nothing, so it needs no drop.
+                std::mem::forget(outcome);
+                attempt.touched |= touched;
+                if touched {
+                    self.acted.push(hook, Event::Before, Effect::Rewrote, None);
+                }
+                continue;
+            }
+            if let Some(stop) = self.before_said(hook, outcome, touched, attempt) {
+                return stop;
+            }
+        }
+        Before::Continue
+    }
+
+    /// [`before_now`](Run::before_now), awaiting the hooks that wait.
+    pub(super) async fn before(&mut self, slot: &mut Slot<'_>, attempt: &mut Attempt) -> Before {
+        if !self.plan.before {
+            return Before::Continue;
+        }
+        for hook in self.plan.iter() {
+            let Some(hook_fn) = &hook.before else { continue };
+            let mut call = BeforeCall { info: &self.info, args: &mut *slot, ext: &mut self.ext, touched: false };
+            let outcome = match start_step(hook, || hook_fn.before(&mut call)) {
+                Ok(outcome) => outcome,
+                Err(waiting) => wait(hook, waiting).await,
+            };
+            let touched = call.touched;
+            if let Ok(Decision::Continue) = outcome {
+                std::mem::forget(outcome);
+                attempt.touched |= touched;
+                if touched {
+                    self.acted.push(hook, Event::Before, Effect::Rewrote, None);
+                }
+                continue;
+            }
+            if let Some(stop) = self.before_said(hook, outcome, touched, attempt) {
+                return stop;
+            }
+        }
+        Before::Continue
+    }
+
+    /// What one before hook's outcome means (`Some`: the call stops here).
+    fn before_said(
+        &mut self,
+        hook: &Hook,
+        outcome: Result<Decision, String>,
+        touched: bool,
+        attempt: &mut Attempt,
+    ) -> Option<Before> {
+        attempt.touched |= touched;
+        match outcome {
+            Ok(Decision::Continue) => {
+                if touched {
+                    self.acted.push(hook, Event::Before, Effect::Rewrote, None);
+                }
+                None
+            }
+            Ok(Decision::Block(reason)) => {
+                self.acted.push(hook, Event::Before, Effect::Blocked, None);
+                Some(Before::Block(reason, None))
+            }
+            Ok(Decision::Return(output)) => {
+                self.acted.push(hook, Event::Before, Effect::Returned, None);
+                Some(Before::Return(output))
+            }
+            Err(why) => self.failed(hook, Event::Before, &why).map(|(reason, detail)| Before::Block(reason, detail)),
+        }
+    }
+
+    /// Before the tool runs: the arguments a hook may have rewritten must still fit, and
+    /// the record wants them as the tool got them.
+    pub(super) fn ready_to_run(
+        &self,
+        slot: &mut Slot<'_>,
+        attempt: &mut Attempt,
+    ) -> Result<Option<Instant>, ToolError> {
+        if let Some(e) = slot.take_error() {
+            return Err(e);
+        }
+        if attempt.touched && self.acted.on {
+            attempt.rewritten_arguments = Some(slot.to_json_string(self.info.raw));
+        }
+        Ok(self.acted.on.then(Instant::now))
+    }
+
+    /// Runs a tool that never waits on the arguments in the slot.
+    pub(super) fn tool_now(
+        &self,
+        tool: &dyn Runnable,
+        spec: &ToolSpec,
+        slot: &mut Slot<'_>,
+    ) -> Result<Output, ToolError> {
+        let args = slot.take().ok_or_else(not_ready)?;
+        let cx = CallContext::new(self.info.call_id, spec, self.env.state).keeping_raw(self.plan.raw);
+        guarded(&spec.name, || tool.run_now(args, &cx))
+    }
+
+    /// Runs the tool on the arguments in the slot: at once when it never waits, under
+    /// its guard (timeout, panics) otherwise.
+    pub(super) async fn tool(
+        &self,
+        tool: &dyn Runnable,
+        spec: &ToolSpec,
+        slot: &mut Slot<'_>,
+    ) -> Result<Output, ToolError> {
+        if tool.runs_now() {
+            return self.tool_now(tool, spec, slot);
+        }
+        let args = slot.take().ok_or_else(not_ready)?;
+        let cx = CallContext::new(self.info.call_id, spec, self.env.state).keeping_raw(self.plan.raw);
+        match catch_unwind(AssertUnwindSafe(|| tool.run(args, cx))) {
+            Ok(running) => Guard::new(running, spec, self.env.limits).await,
+            Err(payload) => Err(panicked(&spec.name, payload.as_ref())),
+        }
+    }
+
+    /// The after hooks, in order, on an output; every hook finishes without waiting.
+    pub(super) fn after_now(
+        &mut self,
+        output: &Output,
+        mut args: Option<&mut dyn ArgsSlot>,
+        cached: bool,
+    ) -> HooksSaid {
+        let mut text: Option<String> = None;
+        for hook in self.plan.iter() {
+            let Some(hook_fn) = &hook.after else { continue };
+            let saved = text.clone();
+            let mut out = AfterCall {
+                info: &self.info,
+                output,
+                text: &mut text,
+                args: reborrow(&mut args),
+                ext: &mut self.ext,
+                cached,
+                touched: false,
+            };
+            let outcome = step_now(hook, || hook_fn.after(&mut out));
+            let touched = out.touched;
+            if let Some(block) = self.after_said(hook, outcome, touched, &mut text, saved) {
+                return HooksSaid::After(Err(block));
+            }
+        }
+        HooksSaid::After(Ok(text))
+    }
+
+    /// [`after_now`](Run::after_now), awaiting the hooks that wait.
+    pub(super) async fn after(
+        &mut self,
+        output: &Output,
+        mut args: Option<&mut dyn ArgsSlot>,
+        cached: bool,
+    ) -> HooksSaid {
+        let mut text: Option<String> = None;
+        for hook in self.plan.iter() {
+            let Some(hook_fn) = &hook.after else { continue };
+            let saved = text.clone();
+            let mut out = AfterCall {
+                info: &self.info,
+                output,
+                text: &mut text,
+                args: reborrow(&mut args),
+                ext: &mut self.ext,
+                cached,
+                touched: false,
+            };
+            let outcome = match start_step(hook, || hook_fn.after(&mut out)) {
+                Ok(outcome) => outcome,
+                Err(waiting) => wait(hook, waiting).await,
+            };
+            let touched = out.touched;
+            if let Some(block) = self.after_said(hook, outcome, touched, &mut text, saved) {
+                return HooksSaid::After(Err(block));
+            }
+        }
+        HooksSaid::After(Ok(text))
+    }
+
+    /// What one after hook's outcome means (`Some`: block the call).
+    fn after_said(
+        &mut self,
+        hook: &Hook,
+        outcome: Result<(), String>,
+        touched: bool,
+        text: &mut Option<String>,
+        saved: Option<String>,
+    ) -> Option<(String, Option<String>)> {
+        match outcome {
+            Ok(()) => {
+                if touched {
+                    self.acted.push(hook, Event::After, Effect::Rewrote, None);
+                }
+                None
+            }
+            Err(why) => {
+                // Failing open means as if the hook had not run: its rewrite is undone.
+                *text = saved;
+                self.failed(hook, Event::After, &why)
+            }
+        }
+    }
+
+    /// The error hooks, in order, on a failure, until one handles it; every hook
+    /// finishes without waiting.
+    pub(super) fn on_error_now(&mut self, error: &ToolError, mut args: Option<&mut dyn ArgsSlot>) -> HooksSaid {
+        for hook in self.plan.iter() {
+            let Some(hook_fn) = &hook.error else { continue };
+            let mut err = ErrorCall { info: &self.info, error, args: reborrow(&mut args), ext: &mut self.ext };
+            let outcome = step_now(hook, || hook_fn.error(&mut err));
+            if let Some(handled) = self.error_said(hook, outcome) {
+                return HooksSaid::Error(handled);
+            }
+        }
+        HooksSaid::Error(Handled::Propagate)
+    }
+
+    /// [`on_error_now`](Run::on_error_now), awaiting the hooks that wait.
+    pub(super) async fn on_error(&mut self, error: &ToolError, mut args: Option<&mut dyn ArgsSlot>) -> HooksSaid {
+        for hook in self.plan.iter() {
+            let Some(hook_fn) = &hook.error else { continue };
+            let mut err = ErrorCall { info: &self.info, error, args: reborrow(&mut args), ext: &mut self.ext };
+            let outcome = match start_step(hook, || hook_fn.error(&mut err)) {
+                Ok(outcome) => outcome,
+                Err(waiting) => wait(hook, waiting).await,
+            };
+            if let Some(handled) = self.error_said(hook, outcome) {
+                return HooksSaid::Error(handled);
+            }
+        }
+        HooksSaid::Error(Handled::Propagate)
+    }
+
+    /// What one error hook's outcome means (`Some`: it handled the failure).
+    fn error_said(&mut self, hook: &Hook, outcome: Result<Recovery, String>) -> Option<Handled> {
+        match outcome {
+            Ok(Recovery::Propagate) => None,
+            Ok(Recovery::Retry) if self.info.spec.is_some_and(|s| s.annotations.repeatable()) => {
+                self.acted.push(hook, Event::Error, Effect::Retried, None);
+                Some(Handled::Retry)
+            }
+            Ok(Recovery::Retry) => {
+                tracing::debug!(hook = %hook.name, "retry ignored: the tool is neither read_only nor idempotent");
+                None
+            }
+            Ok(Recovery::Message(text)) => {
+                self.acted.push(hook, Event::Error, Effect::Recovered, None);
+                Some(Handled::Message(text))
+            }
+            Err(why) => self.failed(hook, Event::Error, &why).map(|(r, d)| Handled::Block(r, d)),
+        }
+    }
+
+    /// A hook failed: log it, record it, and apply its policy (`Some` = block).
+    fn failed(&mut self, hook: &Hook, event: Event, why: &str) -> Option<(String, Option<String>)> {
+        let detail = format!("{} hook `{}` failed: {why}", event.as_str(), hook.name);
+        let policy = hook.failure_policy(event);
+        tracing::warn!(
+            gen_ai.tool.name = self.info.tool,
+            gen_ai.tool.call.id = self.info.call_id,
+            hook = %hook.name,
+            event = event.as_str(),
+            policy = ?policy,
+            "{detail}"
+        );
+        self.acted.push(hook, event, Effect::Failed, Some(detail.clone()));
+        (policy == OnFailure::Block).then(|| (format!("policy check `{}` failed", hook.name), Some(detail)))
+    }
+
+    /// The end of an attempt, once after or error hooks have spoken.
+    pub(super) fn conclude(&mut self, produced: Produced, hooks: HooksSaid, attempt: Attempt) -> Next {
+        let (result, outcome) = match (produced, hooks) {
+            (Produced::Output(output, cached), HooksSaid::After(Ok(text))) => {
+                let text = text.unwrap_or_else(|| output.into_string());
+                (Ok(text), if cached { Outcome::Cached } else { Outcome::Ok })
+            }
+            (Produced::Blocked(reason, detail), _)
+            | (_, HooksSaid::After(Err((reason, detail))))
+            | (_, HooksSaid::Error(Handled::Block(reason, detail))) => (Err(blocked(reason, detail)), Outcome::Blocked),
+            (Produced::Failed(_), HooksSaid::Error(Handled::Retry))
+                if self.info.attempt <= self.env.limits.max_retries =>
+            {
+                self.info.attempt += 1;
+                return Next::Retry;
+            }
+            (Produced::Failed(error), HooksSaid::Error(Handled::Message(text))) => {
+                let kind = error.kind;
+                let detail = match error.detail {
+                    Some(d) => format!("{}; {d}", error.message),
+                    None => error.message,
+                };
+                (Err(ToolError::new(kind, text).with_detail(detail)), Outcome::Recovered(kind))
+            }
+            (Produced::Failed(error), _) => {
+                let kind = error.kind;
+                (Err(error), Outcome::Failed(kind))
+            }
+            (Produced::Output(output, _), HooksSaid::Error(_)) => (Ok(output.into_string()), Outcome::Ok),
+        };
+        let Attempt { rewritten_arguments, tool_duration, .. } = attempt;
+        let report = self.acted.on.then(|| {
+            let acted = std::mem::take(&mut self.acted.list);
+            Box::new(Report { acted, rewritten_arguments, attempts: self.info.attempt, tool_duration })
+        });
+        Next::Done(Finished { result, outcome, report })
+    }
+}
+
+/// The arguments for one more hook, for as long as that hook runs.
+fn reborrow<'s>(args: &'s mut Option<&mut dyn ArgsSlot>) -> Option<&'s mut (dyn ArgsSlot + 's)> {
+    match args {
+        Some(a) => Some(&mut **a as &mut (dyn ArgsSlot + 's)),
+        None => None,
+    }
+}
+
+/// The hooks that acted, kept only when a record will be built.
+struct Acted {
+    on: bool,
+    list: Vec<HookAction>,
+}
+
+impl Acted {
+    /// Notes what a hook did (only when a record will be built).
+    #[inline(always)]
+    fn push(&mut self, hook: &Hook, event: Event, effect: Effect, detail: Option<String>) {
+        if self.on {
+            self.note(hook, event, effect, detail);
+        }
+    }
+
+    #[inline(never)]
+    fn note(&mut self, hook: &Hook, event: Event, effect: Effect, detail: Option<String>) {
+        self.list.push(HookAction { hook: hook.name.clone(), event, effect, detail });
+    }
+}
+
+fn blocked(reason: String, detail: Option<String>) -> ToolError {
+    let error = ToolError::new(ErrorKind::Blocked, format!("blocked: {reason}"));
+    match detail {
+        Some(d) => error.with_detail(d),
+        None => error,
+    }
+}
