@@ -670,3 +670,65 @@ async fn hooks_added_or_removed_after_calls_act_from_the_next_call() {
     let tools = tools.with_hook(block("last"));
     assert_eq!(tools.call(call("add", r#"{"a": 1, "b": 2}"#)).await.content, "blocked: last");
 }
+
+/// `on_failure = continue` means "as if the hook had not run" for before hooks too: a
+/// hook that rewrote the arguments and then failed (an error, a panic, an overrun of
+/// its timeout) leaves them as they were, in both views.
+#[tokio::test]
+async fn a_before_hook_that_fails_open_leaves_no_half_rewrite_behind() {
+    let json_then_err = Hook::before("json_then_err", |call: &mut BeforeCall<'_>| -> Result<(), String> {
+        call.arguments_mut().insert("a".into(), serde_json::json!(100));
+        Err("gave up".into())
+    });
+    let typed_then_panic = Hook::before("typed_then_panic", |call: &mut BeforeCall<'_>| -> Decision {
+        if let Some(args) = call.typed::<AddArgs>() {
+            args.b = 100;
+        }
+        panic!("hook bug");
+    });
+    for hook in [json_then_err, typed_then_panic] {
+        let name = hook.name().to_owned();
+        let tools = toolbox![add].with_hook(hook.on_failure(OnFailure::Continue));
+        let (tools, records) = recorded(tools);
+        let r = tools.call(call("add", r#"{"a": 1, "b": 2}"#)).await;
+        assert_eq!(r.content, "3", "{name}: the tool ran with the arguments as the model sent them");
+        let record = records.lock().unwrap()[0].clone();
+        assert_eq!(record.rewritten_arguments, None, "{name}: no rewrite reached the tool");
+        assert_eq!(record.hooks[0].effect, Effect::Failed, "{name}");
+    }
+
+    // A later hook that succeeds still sees, and may rewrite, the undone arguments.
+    let tools = toolbox![add]
+        .with_hook(
+            Hook::before("broken", |call: &mut BeforeCall<'_>| -> Result<(), String> {
+                call.arguments_mut().insert("a".into(), serde_json::json!(100));
+                Err("gave up".into())
+            })
+            .on_failure(OnFailure::Continue)
+            .priority(1),
+        )
+        .with_hook(Hook::before("double_b", |call: &mut BeforeCall<'_>| {
+            let b = call.arguments()["b"].as_i64().unwrap();
+            call.arguments_mut().insert("b".into(), serde_json::json!(b * 2));
+        }));
+    assert_eq!(tools.call(call("add", r#"{"a": 1, "b": 2}"#)).await.content, "5");
+}
+
+/// The same for an async hook that overruns its timeout after rewriting.
+#[tokio::test]
+async fn a_before_hook_that_times_out_open_leaves_no_half_rewrite_behind() {
+    struct Slow;
+    impl toolkit::hook::BeforeHook for Slow {
+        fn before<'a>(&'a self, call: &'a mut BeforeCall<'_>) -> HookStep<'a, Decision> {
+            call.arguments_mut().insert("a".into(), serde_json::json!(100));
+            HookStep::Pending(Box::pin(async {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                Ok(Decision::Continue)
+            }))
+        }
+    }
+    let tools = toolbox![add].with_hook(
+        Hook::new("slow").on_before(Slow).on_failure(OnFailure::Continue).timeout(Duration::from_millis(20)),
+    );
+    assert_eq!(tools.call(call("add", r#"{"a": 1, "b": 2}"#)).await.content, "3");
+}

@@ -164,9 +164,13 @@ impl<'c> Run<'c> {
         }
         for hook in self.plan.iter() {
             let Some(hook_fn) = &hook.before else { continue };
+            let fails_open = hook.failure_policy(Event::Before) == OnFailure::Continue;
+            if fails_open {
+                slot.arm_undo();
+            }
             let mut call = BeforeCall { info: &self.info, args: &mut *slot, ext: &mut self.ext, touched: false };
             let outcome = step_now(hook, || hook_fn.before(&mut call));
-            let touched = call.touched;
+            let touched = call.touched && !Self::undone(slot, fails_open, &outcome);
             if let Ok(Decision::Continue) = outcome {
                 // The usual answer: it owns nothing, so it needs no drop.
                 std::mem::forget(outcome);
@@ -190,12 +194,16 @@ impl<'c> Run<'c> {
         }
         for hook in self.plan.iter() {
             let Some(hook_fn) = &hook.before else { continue };
+            let fails_open = hook.failure_policy(Event::Before) == OnFailure::Continue;
+            if fails_open {
+                slot.arm_undo();
+            }
             let mut call = BeforeCall { info: &self.info, args: &mut *slot, ext: &mut self.ext, touched: false };
             let outcome = match start_step(hook, || hook_fn.before(&mut call)) {
                 Ok(outcome) => outcome,
                 Err(waiting) => wait(hook, waiting).await,
             };
-            let touched = call.touched;
+            let touched = call.touched && !Self::undone(slot, fails_open, &outcome);
             if let Ok(Decision::Continue) = outcome {
                 std::mem::forget(outcome);
                 attempt.touched |= touched;
@@ -209,6 +217,21 @@ impl<'c> Run<'c> {
             }
         }
         Before::Continue
+    }
+
+    /// After a before hook: a hook that failed open leaves the arguments as they were
+    /// before it ran (`true`: its changes were undone).
+    #[inline]
+    fn undone(slot: &mut Slot<'_>, fails_open: bool, outcome: &Result<Decision, String>) -> bool {
+        if !fails_open {
+            return false;
+        }
+        if outcome.is_err() {
+            slot.undo();
+            return true;
+        }
+        slot.disarm();
+        false
     }
 
     /// What one before hook's outcome means (`Some`: the call stops here).

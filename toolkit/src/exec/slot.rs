@@ -34,11 +34,74 @@ pub(crate) struct Slot<'t> {
     dirty: bool,
     /// After or error hooks may read the arguments once the tool has taken them.
     keep: bool,
+    /// What to go back to if the running hook fails open (see [`Slot::arm_undo`]).
+    undo: Undo,
+}
+
+/// The arguments as they were before the running hook first asked to change them.
+enum Undo {
+    /// The running hook cannot fail open: nothing to keep.
+    Off,
+    /// It can, and has not asked to change them yet.
+    Armed,
+    /// It asked: the state before (typed arguments kept as their JSON), and `dirty`.
+    Saved(State, bool),
 }
 
 impl<'t> Slot<'t> {
     pub(crate) fn new(tool: &'t dyn Runnable, args: Args, keep: bool) -> Self {
-        Slot { tool, state: State::Ready(args), dirty: false, keep }
+        Slot { tool, state: State::Ready(args), dirty: false, keep, undo: Undo::Off }
+    }
+
+    /// The next hook fails open (`on_failure = continue`): if it fails after changing
+    /// the arguments, [`undo`](Slot::undo) puts them back. Nothing is copied unless it
+    /// asks to change them.
+    #[inline]
+    pub(crate) fn arm_undo(&mut self) {
+        self.undo = Undo::Armed;
+    }
+
+    /// The hook finished: what was kept to undo it is dropped.
+    #[inline]
+    pub(crate) fn disarm(&mut self) {
+        self.undo = Undo::Off;
+    }
+
+    /// The hook failed open: the arguments go back to what they were before it.
+    pub(crate) fn undo(&mut self) {
+        if let Undo::Saved(state, dirty) = std::mem::replace(&mut self.undo, Undo::Off) {
+            self.state = state;
+            self.dirty = dirty;
+        }
+    }
+
+    /// Before the first write of an armed hook: keep the state to go back to.
+    #[cold]
+    fn save(&mut self) {
+        let dirty = self.dirty;
+        let saved = match &self.state {
+            State::Ready(Args::Json(m)) => State::Ready(Args::Json(m.clone())),
+            State::Ready(Args::Typed(a)) => {
+                // The struct is not `Clone`: kept as its JSON, which becomes the struct
+                // again before the tool runs.
+                let tool = self.tool;
+                match guarded("", || tool.encode(&**a).map_err(unshowable)) {
+                    Ok(map) => State::Json(map),
+                    Err(e) => State::Broken(Map::new(), e),
+                }
+            }
+            State::Viewed(_, m) | State::Json(m) => State::Json(m.clone()),
+            State::Broken(m, e) => State::Broken(m.clone(), e.clone()),
+            State::Taken(m) => State::Taken(m.clone()),
+        };
+        self.undo = Undo::Saved(saved, dirty);
+    }
+
+    #[inline]
+    fn before_write(&mut self) {
+        if let Undo::Armed = self.undo {
+            self.save();
+        }
     }
 
     /// Takes the arguments out for the tool (after `take_error` said they are well
@@ -131,6 +194,7 @@ fn unshowable(why: String) -> ToolError {
 
 impl ArgsSlot for Slot<'_> {
     fn json(&mut self, raw: &str) -> &mut Map<String, Value> {
+        self.before_write();
         self.dirty = true;
         self.ensure_json(raw, true)
     }
@@ -140,6 +204,7 @@ impl ArgsSlot for Slot<'_> {
     }
 
     fn typed(&mut self) -> Option<&mut dyn Any> {
+        self.before_write();
         self.dirty = true;
         if !matches!(self.state, State::Ready(_)) {
             self.make_typed();
