@@ -398,6 +398,38 @@ async fn state_and_context_are_injected_and_never_in_the_schema() {
 }
 
 #[tokio::test]
+async fn state_given_as_an_arc_is_found_by_tools_that_take_the_value() {
+    // `with_state(Arc::new(x))` is the natural thing to write for shared state: a tool
+    // that takes `&Counter` (or `Arc<Counter>`) finds it.
+    let shared = Arc::new(Counter(AtomicUsize::new(6)));
+    let tools = toolbox![count].with_state(Arc::clone(&shared));
+    assert_eq!(tools.call(ToolCall::new("y1", "count", "{}")).await.content, "7 (y1)");
+    assert_eq!(shared.0.load(Ordering::SeqCst), 7, "the same value, not a copy");
+}
+
+#[tokio::test]
+async fn an_unknown_tool_message_stays_short_whatever_the_name_and_the_toolbox() {
+    let mut tools = toolbox![now];
+    for i in 0..30 {
+        let spec = ToolSpec::new(format!("extra_{i}"), "An extra tool.", serde_json::json!({"type": "object"}));
+        tools.add_dynamic(toolkit::FnTool::new(spec, |_| async { Ok(Output::text("")) })).unwrap();
+    }
+    let long = "x".repeat(100_000);
+    let r = tools.call(call(&long, "{}")).await;
+    assert_eq!(r.kind(), Some(ErrorKind::UnknownTool));
+    assert!(r.content.len() < 600, "{} bytes: {}", r.content.len(), &r.content[..200]);
+    assert!(
+        r.content.starts_with(&format!("unknown tool `{}…`; available tools: `now`", "x".repeat(64))),
+        "{}",
+        r.content
+    );
+    assert!(r.content.ends_with("`extra_18` and 11 more"), "{}", r.content);
+    // A typo of a tool still gets its suggestion.
+    let r = tools.call(call("extra_9x", "{}")).await;
+    assert!(r.content.starts_with("unknown tool `extra_9x`; did you mean `extra_9`?"), "{}", r.content);
+}
+
+#[tokio::test]
 async fn missing_state_is_reported_as_unavailable_with_the_fix_for_the_operator() {
     let r = toolbox![count].call(call("count", "{}")).await;
     assert_eq!(r.kind(), Some(ErrorKind::Unavailable));

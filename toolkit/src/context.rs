@@ -27,13 +27,23 @@ impl State {
     }
 
     /// The value of type `T`, if one was stored.
+    ///
+    /// A value stored as an `Arc<T>` (`Toolbox::with_state(Arc::new(db))`) is found too.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.values.get(&TypeId::of::<T>()).and_then(|v| v.downcast_ref())
+        match self.values.get(&TypeId::of::<T>()) {
+            Some(v) => v.downcast_ref(),
+            None => self.values.get(&TypeId::of::<Arc<T>>())?.downcast_ref::<Arc<T>>().map(|a| &**a),
+        }
     }
 
     /// The shared value of type `T`, if one was stored.
+    ///
+    /// A value stored as an `Arc<T>` is found too (the same `Arc`, not a copy).
     pub fn get_arc<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.values.get(&TypeId::of::<T>()).cloned().and_then(|v| v.downcast().ok())
+        match self.values.get(&TypeId::of::<T>()) {
+            Some(v) => v.clone().downcast().ok(),
+            None => self.values.get(&TypeId::of::<Arc<T>>())?.downcast_ref::<Arc<T>>().cloned(),
+        }
     }
 }
 

@@ -98,10 +98,26 @@ impl Table {
 
 /// The message for a call naming no tool: the available names, and the nearest one when
 /// the name looks like a typo of it.
+///
+/// Bounded whatever the model sent or the toolbox holds: the name is echoed up to 64
+/// characters, at most 20 tools are listed, and a name that cannot be a typo of any tool
+/// (longer than any by more than the typo limit) is not compared with them.
 pub(crate) fn unknown_tool(name: &str, table: &Table) -> crate::error::ToolError {
     use crate::error::{ErrorKind, ToolError};
+    const ECHO: usize = 64;
+    const LIST: usize = 20;
     let available: Vec<&str> = table.entries().iter().map(ToolEntry::name).collect();
-    let list = available.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    let mut list = available.iter().take(LIST).map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    if available.len() > LIST {
+        list.push_str(&format!(" and {} more", available.len() - LIST));
+    }
+    let echoed: String;
+    let name = if name.chars().count() > ECHO {
+        echoed = name.chars().take(ECHO).chain(['…']).collect();
+        echoed.as_str()
+    } else {
+        name
+    };
     let message = if available.is_empty() {
         format!("unknown tool `{name}`: no tools are available")
     } else {
@@ -116,9 +132,16 @@ pub(crate) fn unknown_tool(name: &str, table: &Table) -> crate::error::ToolError
 /// The available name nearest to `name`, if it is a plausible typo (edit distance at most
 /// a third of the name's length).
 fn closest<'a>(name: &str, available: &[&'a str]) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(1);
+    let len = name.chars().count();
+    let limit = (len / 3).max(1);
+    // No tool name is longer than 64 characters: past that, no distance is small enough.
+    if len > 64 + limit {
+        return None;
+    }
     available
         .iter()
+        // The distance is at least the difference in length.
+        .filter(|c| c.len().abs_diff(name.len()) <= limit * 4)
         .map(|c| (edit_distance(name, c), *c))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
