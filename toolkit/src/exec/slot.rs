@@ -44,8 +44,9 @@ enum Undo {
     Off,
     /// It can, and has not asked to change them yet.
     Armed,
-    /// It asked: the state before (typed arguments kept as their JSON), and `dirty`.
-    Saved(State, bool),
+    /// It asked: the state before (typed arguments kept as their JSON), and `dirty`
+    /// (boxed: the slot stays small on the usual path).
+    Saved(Box<(State, bool)>),
 }
 
 impl<'t> Slot<'t> {
@@ -69,9 +70,8 @@ impl<'t> Slot<'t> {
 
     /// The hook failed open: the arguments go back to what they were before it.
     pub(crate) fn undo(&mut self) {
-        if let Undo::Saved(state, dirty) = std::mem::replace(&mut self.undo, Undo::Off) {
-            self.state = state;
-            self.dirty = dirty;
+        if let Undo::Saved(saved) = std::mem::replace(&mut self.undo, Undo::Off) {
+            (self.state, self.dirty) = *saved;
         }
     }
 
@@ -94,7 +94,7 @@ impl<'t> Slot<'t> {
             State::Broken(m, e) => State::Broken(m.clone(), e.clone()),
             State::Taken(m) => State::Taken(m.clone()),
         };
-        self.undo = Undo::Saved(saved, dirty);
+        self.undo = Undo::Saved(Box::new((saved, dirty)));
     }
 
     #[inline]
