@@ -488,6 +488,64 @@ async fn the_cache_answers_an_identical_call_without_running_the_tool() {
     assert_eq!(other.content, r#""go" (run 2)"#, "other arguments run the tool");
 }
 
+/// A burst of identical calls runs the tool once: the others wait for it and are
+/// answered from the cache.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cold_burst_of_identical_calls_runs_the_tool_once() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let slow = counted("slow_lookup", read_only(), &runs, |_| async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        Ok(Output::text("answer"))
+    });
+    let (tools, records) = toolbox_with(slow);
+    let tools = Arc::new(tools.with_hook(Cache::ttl(Duration::from_secs(60))));
+    let burst: Vec<_> = (0..50)
+        .map(|i| {
+            let tools = Arc::clone(&tools);
+            tokio::spawn(async move { tools.call(call(&i.to_string(), "slow_lookup", json!({"q": "x"}))).await })
+        })
+        .collect();
+    for call in burst {
+        assert_eq!(call.await.unwrap().content, "answer");
+    }
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "the tool ran once for 50 identical calls");
+    let outcomes: Vec<Outcome> = records.lock().unwrap().iter().map(|r| r.outcome).collect();
+    assert_eq!(outcomes.len(), 50, "one record per call");
+    assert_eq!(outcomes.iter().filter(|o| **o == Outcome::Ok).count(), 1);
+    assert_eq!(outcomes.iter().filter(|o| **o == Outcome::Cached).count(), 49);
+}
+
+/// When the call that runs the tool fails, the waiting calls do not hang: one of them
+/// runs the tool in its place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_first_call_of_a_burst_hands_the_run_to_a_waiting_one() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&runs);
+    let flaky = counted("flaky_lookup", read_only(), &runs, move |_| {
+        let first = counter.load(Ordering::SeqCst) == 1;
+        async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            if first { Err(ToolError::new(ErrorKind::ToolFailed, "upstream down")) } else { Ok(Output::text("answer")) }
+        }
+    });
+    let (tools, _) = toolbox_with(flaky);
+    let tools = Arc::new(tools.with_hook(Cache::ttl(Duration::from_secs(60))));
+    let burst: Vec<_> = (0..10)
+        .map(|i| {
+            let tools = Arc::clone(&tools);
+            tokio::spawn(async move { tools.call(call(&i.to_string(), "flaky_lookup", json!({"q": "x"}))).await })
+        })
+        .collect();
+    let mut contents = Vec::new();
+    for call in burst {
+        contents
+            .push(tokio::time::timeout(Duration::from_secs(10), call).await.expect("no call hangs").unwrap().content);
+    }
+    assert_eq!(contents.iter().filter(|c| *c == "upstream down").count(), 1, "{contents:?}");
+    assert_eq!(contents.iter().filter(|c| *c == "answer").count(), 9, "{contents:?}");
+    assert_eq!(runs.load(Ordering::SeqCst), 2, "the failed run, then one more");
+}
+
 #[tokio::test]
 async fn the_cache_never_serves_a_tool_that_is_neither_read_only_nor_idempotent() {
     let runs = Arc::new(AtomicUsize::new(0));

@@ -2,9 +2,12 @@
 //! from the last result without running the tool.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use tokio::sync::Notify;
 
 use super::canonical::canonical_json;
 use super::carry::{Carried, owner};
@@ -28,6 +31,12 @@ use crate::hook::{AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, Hook, 
 /// Entries live in a [`Store`] (in memory unless [`store`](Cache::store) says
 /// otherwise); keys hold the whole canonical arguments, not a hash, so two different
 /// calls never share an entry.
+///
+/// Concurrent identical calls run the tool once (single flight): the first to miss runs
+/// it, the others wait for it and are answered from the cache (outcome `cached`); if the
+/// first call fails, one of the waiting calls runs the tool in its place. This holds
+/// within one process, per cache hook; across processes sharing a [`Store`] each
+/// process runs the tool at most once per burst.
 ///
 /// Named `cache`, priority -100. It fails open: if its store cannot answer, the call
 /// runs as on a miss (an outage must not stop the tools).
@@ -93,6 +102,24 @@ struct MissedKey(String);
 
 struct Shared {
     config: Cache,
+    /// The keys whose tool is running now, and how to wake the calls waiting for it.
+    flights: Mutex<HashMap<String, Arc<Notify>>>,
+}
+
+/// The call that runs the tool for a key: when the call ends, however it ends (this is
+/// dropped with the call's extensions), the calls waiting for it are woken.
+struct Leader {
+    shared: Arc<Shared>,
+    key: String,
+}
+
+impl Drop for Leader {
+    fn drop(&mut self) {
+        let mut flights = self.shared.flights.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(flight) = flights.remove(&self.key) {
+            flight.notify_waiters();
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -107,14 +134,39 @@ impl BeforeHook for Handle {
         let config = &self.0.config;
         let key = format!("toolkit:{}:{}:{}", config.name, call.tool(), canonical_json(call.arguments()));
         HookStep::Pending(Box::pin(async move {
-            match config.store.get(&key).await.map_err(HookError::new)? {
-                Some(bytes) => match String::from_utf8(bytes) {
-                    Ok(text) => Ok(Decision::Return(Output::text(text))),
-                    Err(_) => Err(HookError::new(format!("the cache entry `{key}` is not UTF-8 text"))),
-                },
-                None => {
-                    Carried::put(call.extensions_mut(), owner(&self.0), MissedKey(key));
-                    Ok(Decision::Continue)
+            loop {
+                if let Some(bytes) = config.store.get(&key).await.map_err(HookError::new)? {
+                    return match String::from_utf8(bytes) {
+                        Ok(text) => Ok(Decision::Return(Output::text(text))),
+                        Err(_) => Err(HookError::new(format!("the cache entry `{key}` is not UTF-8 text"))),
+                    };
+                }
+                // A miss: run the tool, unless an identical call is running it already;
+                // then wait for that one and look again.
+                let waiting = {
+                    let mut flights = self.0.flights.lock().unwrap_or_else(|e| e.into_inner());
+                    match flights.get(&key) {
+                        Some(flight) => {
+                            let mut notified = Box::pin(Arc::clone(flight).notified_owned());
+                            // Registered before the lock is released: the wake-up cannot
+                            // be missed.
+                            notified.as_mut().enable();
+                            Some(notified)
+                        }
+                        None => {
+                            flights.insert(key.clone(), Arc::new(Notify::new()));
+                            None
+                        }
+                    }
+                };
+                match waiting {
+                    Some(notified) => notified.await,
+                    None => {
+                        let owner = owner(&self.0);
+                        Carried::put(call.extensions_mut(), owner, MissedKey(key.clone()));
+                        Carried::put(call.extensions_mut(), owner, Leader { shared: Arc::clone(&self.0), key });
+                        return Ok(Decision::Continue);
+                    }
                 }
             }
         }))
@@ -141,7 +193,7 @@ impl AfterHook for Handle {
 impl From<Cache> for Hook {
     fn from(cache: Cache) -> Hook {
         let name = cache.name.clone();
-        let handle = Handle(Arc::new(Shared { config: cache }));
+        let handle = Handle(Arc::new(Shared { config: cache, flights: Mutex::default() }));
         // A cache that cannot answer must not stop the call: it fails open.
         Hook::new(name).priority(-100).on_failure(OnFailure::Continue).on_before(handle.clone()).on_after(handle)
     }
