@@ -53,7 +53,7 @@ gen() {
         echo 'serde_json = "1"'
         echo 'schemars = "1"'
         if [[ $family == toolkit ]]; then
-            echo "toolkit = { path = \"$root/toolkit\" }"
+            echo "toolkit = { package = \"toolkit-llm\", path = \"$root/toolkit\" }"
         fi
     } >"$dir/Cargo.toml"
     {

@@ -32,6 +32,7 @@
 //! See the repository README for the whole picture: what a tool may take and return,
 //! the errors a model gets back, the schema targets, and the measured dispatch cost.
 #![deny(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 extern crate self as toolkit;
 
@@ -44,6 +45,7 @@ pub mod hook;
 pub mod hooks;
 mod limits;
 #[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 pub mod model;
 pub mod record;

@@ -34,6 +34,7 @@ mod openai;
 mod scripted;
 
 #[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::{OpenAiCompatible, OpenAiCompatibleBuilder};
 pub use scripted::{RecordedRequest, ScriptedModel, Turn};
 

@@ -20,6 +20,7 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// A model behind an OpenAI-compatible Chat Completions endpoint: OpenAI, DeepSeek,
 /// Ollama, vLLM, LM Studio, and any server implementing `POST {base}/chat/completions`.
+/// Available with the feature `openai`.
 ///
 /// Configured from the builder, or else from the environment:
 ///
