@@ -1,0 +1,147 @@
+//! `#[hook]` and `hooks!`: what a hook may return, and the checks of typed hooks.
+
+#![allow(missing_docs)]
+
+#[allow(unused_imports)]
+use super::*;
+
+// What a hook function may return, one impl per accepted form, so that a wrong return
+// type is reported with the list of the right ones.
+
+#[diagnostic::on_unimplemented(
+    message = "a before hook cannot return `{Self}`",
+    label = "not a before hook's return type",
+    note = "a before hook returns `()` (go on), `Decision` (`Continue`, `Block(reason)`, `Return(output)`), `Result<(), E>` or `Result<Decision, E>` where `E: Display` (an `Err` makes the hook fail)"
+)]
+pub trait BeforeReturn: IntoHookResult<Decision> {}
+impl BeforeReturn for () {}
+impl BeforeReturn for Decision {}
+impl<E: Display> BeforeReturn for Result<(), E> {}
+impl<E: Display> BeforeReturn for Result<Decision, E> {}
+
+#[diagnostic::on_unimplemented(
+    message = "an after hook cannot return `{Self}`",
+    label = "not an after hook's return type",
+    note = "an after hook returns `()` or `Result<(), E>` where `E: Display` (an `Err` makes the hook fail); it changes what the model sees with `out.set_text(..)`"
+)]
+pub trait AfterReturn: IntoHookResult<()> {}
+impl AfterReturn for () {}
+impl<E: Display> AfterReturn for Result<(), E> {}
+
+#[diagnostic::on_unimplemented(
+    message = "an error hook cannot return `{Self}`",
+    label = "not an error hook's return type",
+    note = "an error hook returns `()` (pass the failure on), `Recovery` (`Message(text)`, `Retry`, `Propagate`), `Result<(), E>` or `Result<Recovery, E>` where `E: Display` (an `Err` makes the hook fail)"
+)]
+pub trait ErrorReturn: IntoHookResult<Recovery> {}
+impl ErrorReturn for () {}
+impl ErrorReturn for Recovery {}
+impl<E: Display> ErrorReturn for Result<(), E> {}
+impl<E: Display> ErrorReturn for Result<Recovery, E> {}
+
+/// What a before hook function returned, as the pipeline takes it; the one check of the
+/// return type, spanned at it.
+#[inline]
+pub fn before_result<R: BeforeReturn>(returned: R) -> Result<Decision, HookError> {
+    returned.into_hook_result()
+}
+
+/// See [`before_result`].
+#[inline]
+pub fn after_result<R: AfterReturn>(returned: R) -> Result<(), HookError> {
+    returned.into_hook_result()
+}
+
+/// See [`before_result`].
+#[inline]
+pub fn error_result<R: ErrorReturn>(returned: R) -> Result<Recovery, HookError> {
+    returned.into_hook_result()
+}
+
+/// An async hook's step. The one place its future must be `Send`.
+#[inline]
+pub fn pending<'a, T, F>(future: F) -> HookStep<'a, T>
+where
+    F: Future<Output = Result<T, HookError>> + Send + 'a,
+{
+    HookStep::Pending(Box::pin(future))
+}
+
+#[diagnostic::on_unimplemented(
+    message = "the `{T}` tool takes `{A}`, not `{Self}`",
+    label = "expected `{A}`",
+    note = "a typed before hook takes `&mut` the argument struct `#[tool]` generated for its one tool: `Args<the_tool>`, named after the tool in CamelCase with `Args` (`read_file` -> `ReadFileArgs`)"
+)]
+pub trait ArgsAre<A: ?Sized, T> {}
+impl<A: ?Sized, T> ArgsAre<A, T> for A {}
+
+/// Checks a typed before hook's parameter against the tool's argument struct. The
+/// projection is normalized in the bound (the tool is concrete), so a mismatch is an
+/// unmet [`ArgsAre`] with its message rather than a projection mismatch.
+#[inline]
+pub fn args_of<T: Tool, A: ArgsAre<T::Args, T>>() {}
+
+#[diagnostic::on_unimplemented(
+    message = "the `{T}` tool returns `{O}`, not `{Self}`",
+    label = "expected `{O}`",
+    note = "a typed after hook reads the tool's output as `raw: Option<&T>`, where `T` is what the tool returns on success (`T` of `-> T` or `-> Result<T, E>`)"
+)]
+pub trait OutputIs<O: ?Sized, T> {}
+impl<O: ?Sized, T> OutputIs<O, T> for O {}
+
+/// Checks a typed after hook's `raw` parameter against the tool's output type (see
+/// [`args_of`]).
+#[inline]
+pub fn output_of<T: Tool, O: OutputIs<T::Output, T>>() {}
+
+/// Whether the tool keeps its typed output for after hooks (see `Tool::KEEPS_RAW`).
+#[inline]
+pub const fn keeps_raw<T: Tool>() -> bool {
+    T::KEEPS_RAW
+}
+
+/// The companion struct of a `#[hook]` function, as `hooks!` names it (by the function's
+/// path). Implemented by each expansion, never by a blanket impl (see [`Listable`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a hook",
+    label = "not a hook",
+    note = "`hooks!` lists `#[hook]` functions by path (`sandbox`, `policy::audit`): put `#[hook(before)]`, `#[hook(after)]` or `#[hook(error)]` on the function"
+)]
+pub trait Hookable {
+    type Handle: HookDef;
+    const HANDLE: Self::Handle;
+}
+
+/// A `#[hook]` function's name and its [`Hook`].
+pub trait HookDef {
+    const NAME: &'static str;
+    fn hook() -> Hook;
+}
+
+#[inline]
+pub const fn hook_handle<T: Hookable>() -> T::Handle {
+    T::HANDLE
+}
+
+#[inline]
+pub const fn hook_name<H: HookDef>(_: &H) -> &'static str {
+    H::NAME
+}
+
+#[inline]
+pub fn hook_of<H: HookDef>(_: H) -> Hook {
+    H::hook()
+}
+
+/// The [`Hook`] of a `#[hook]` function named by its path in `hooks!` (one bound, as
+/// [`listed_entry`]).
+#[inline]
+pub fn hookable_hook<T: Hookable>() -> Hook {
+    <T::Handle as HookDef>::hook()
+}
+
+/// The name of a `#[hook]` function named by its path in `hooks!`.
+#[inline]
+pub const fn hookable_name<T: Hookable>() -> &'static str {
+    <T::Handle as HookDef>::NAME
+}

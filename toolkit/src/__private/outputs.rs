@@ -1,0 +1,161 @@
+//! Outputs: what a tool may return, and how it becomes the model's text (and, for hooks,
+//! the arguments' JSON and the typed output).
+
+#![allow(missing_docs)]
+
+#[allow(unused_imports)]
+use super::*;
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's output: it does not implement `serde::Serialize`",
+    label = "not serializable",
+    note = "derive `serde::Serialize` for it, or return `String` (sent as text), `()`, or `Result<T, E>` where `E: Display`"
+)]
+pub trait ToolOutput: serde::Serialize {}
+impl<T: serde::Serialize + ?Sized> ToolOutput for T {}
+
+#[inline]
+pub fn output_json<T: ToolOutput>(value: &T) -> Result<Output, ToolError> {
+    Output::json(value)
+}
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's error type: it does not implement `Display`",
+    label = "no `Display`",
+    note = "the model reads the error's `Display` text; implement `Display` (for example with `thiserror`)"
+)]
+pub trait ToolErrorType: Display {}
+impl<T: Display + ?Sized> ToolErrorType for T {}
+
+/// Publishes an output schema when the output type implements `JsonSchema`.
+pub struct OutputProbe<T: ?Sized>(pub PhantomData<T>);
+
+pub trait OutputViaSchema {
+    fn output_schema(&self) -> Option<serde_json::Value>;
+}
+impl<T: schemars::JsonSchema + ?Sized> OutputViaSchema for &OutputProbe<T> {
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        Some(crate::schema::builder::output_schema::<T>())
+    }
+}
+pub trait OutputViaNothing {
+    fn output_schema(&self) -> Option<serde_json::Value>;
+}
+impl<T: ?Sized> OutputViaNothing for OutputProbe<T> {
+    fn output_schema(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+/// The one check that a tool's error type is `Display`, spanned at the error type (or at
+/// the whole return type, for a `Result` alias that hides it).
+#[inline]
+pub fn check_error<E: ToolErrorType + ?Sized>(_: &E) {}
+
+/// Turns a tool's `Err` into a [`ToolError`] by autoref specialization, used as
+/// `(&&&ErrorProbe(e)).tool_error()`: the model reads the error's `Display`; when it is
+/// a `std::error::Error`, its source chain becomes operator-only detail; an error type
+/// that is not even `Display` (already reported once by [`check_error`]) still resolves,
+/// so the mistake is not reported a second time.
+pub struct ErrorProbe<E>(pub E);
+
+pub trait ErrorViaError {
+    fn tool_error(&self) -> ToolError;
+}
+impl<E: std::error::Error> ErrorViaError for &&ErrorProbe<E> {
+    fn tool_error(&self) -> ToolError {
+        let mut chain = Vec::new();
+        let mut source = self.0.source();
+        while let Some(s) = source {
+            chain.push(s.to_string());
+            source = s.source();
+        }
+        let e = ToolError::new(ErrorKind::ToolFailed, self.0.to_string());
+        if chain.is_empty() { e } else { e.with_detail(chain.join(": ")) }
+    }
+}
+pub trait ErrorViaDisplay {
+    fn tool_error(&self) -> ToolError;
+}
+impl<E: ToolErrorType> ErrorViaDisplay for &ErrorProbe<E> {
+    fn tool_error(&self) -> ToolError {
+        ToolError::new(ErrorKind::ToolFailed, self.0.to_string())
+    }
+}
+pub trait ErrorViaNothing {
+    fn tool_error(&self) -> ToolError;
+}
+impl<E> ErrorViaNothing for ErrorProbe<E> {
+    fn tool_error(&self) -> ToolError {
+        ToolError::new(ErrorKind::ToolFailed, "the tool failed")
+    }
+}
+
+/// The `invoke` of a sync tool: its `invoke_now` always runs the tool.
+#[inline]
+pub fn finished<A>(outcome: Result<Result<Output, ToolError>, A>) -> Result<Output, ToolError> {
+    match outcome {
+        Ok(outcome) => outcome,
+        Err(_) => Err(ToolError::new(ErrorKind::Unavailable, "this tool is not available")
+            .with_detail("a sync tool's `invoke_now` gave its arguments back")),
+    }
+}
+
+// ---- what hooks see of a tool -----------------------------------------------------
+
+/// Encodes one argument for `Tool::encode_args` by autoref specialization, used as
+/// `(&&EncodeProbe(&args.field)).encode_param("wire")`: parameter types need not be
+/// `Serialize`; one that is not fails the encoding (at run time, naming the parameter).
+pub struct EncodeProbe<'a, T>(pub &'a T);
+
+pub trait EncodeViaSerialize {
+    fn encode_param(&self, name: &str) -> Result<serde_json::Value, String>;
+}
+impl<T: serde::Serialize> EncodeViaSerialize for &EncodeProbe<'_, T> {
+    fn encode_param(&self, name: &str) -> Result<serde_json::Value, String> {
+        serde_json::to_value(self.0).map_err(|e| format!("parameter `{name}` could not be encoded as JSON: {e}"))
+    }
+}
+pub trait EncodeViaNothing {
+    fn encode_param(&self, name: &str) -> Result<serde_json::Value, String>;
+}
+impl<T> EncodeViaNothing for EncodeProbe<'_, T> {
+    fn encode_param(&self, name: &str) -> Result<serde_json::Value, String> {
+        Err(format!("parameter `{name}` has a type that is not `Serialize`"))
+    }
+}
+
+/// Keeps a tool's typed output beside its text for after hooks, by autoref
+/// specialization, used as `(&&RawProbe::of(&value)).keep_raw(output, value)`: a value
+/// that is not `Any + Send + Sync` is simply not kept (no bound on the output type).
+pub struct RawProbe<T>(PhantomData<T>);
+
+impl<T> RawProbe<T> {
+    #[inline]
+    pub fn of(_: &T) -> Self {
+        RawProbe(PhantomData)
+    }
+}
+
+pub trait RawViaAny {
+    type Value;
+    fn keep_raw(&self, output: Output, value: Self::Value) -> Output;
+}
+impl<T: Any + Send + Sync> RawViaAny for &RawProbe<T> {
+    type Value = T;
+    #[inline]
+    fn keep_raw(&self, output: Output, value: T) -> Output {
+        output.with_raw(value)
+    }
+}
+pub trait RawViaNothing {
+    type Value;
+    fn keep_raw(&self, output: Output, value: Self::Value) -> Output;
+}
+impl<T> RawViaNothing for RawProbe<T> {
+    type Value = T;
+    #[inline]
+    fn keep_raw(&self, output: Output, _: T) -> Output {
+        output
+    }
+}

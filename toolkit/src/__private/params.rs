@@ -1,0 +1,117 @@
+//! Parameters: what a parameter type must be, defaults, and injected state and context.
+
+#![allow(missing_docs)]
+
+#[allow(unused_imports)]
+use super::*;
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: it does not implement `serde::Deserialize`",
+    label = "not deserializable",
+    note = "add `#[derive(serde::Deserialize)]` to the type, or take a type that has it; borrowed types such as `&str` cannot be parameters (use `String`)"
+)]
+pub trait ParamDeserialize: serde::de::DeserializeOwned {}
+impl<T: serde::de::DeserializeOwned> ParamDeserialize for T {}
+
+/// Reads one argument's value in the `Deserialize` impl `#[tool]` generates: the one
+/// place a parameter type must be `Deserialize` (spanned at the type, so a missing impl
+/// is one error there), instantiated once per parameter type, not per tool.
+#[inline]
+pub fn param_value<'de, M, T>(map: &mut M) -> Result<T, M::Error>
+where
+    M: serde::de::MapAccess<'de>,
+    T: ParamDeserialize,
+{
+    map.next_value()
+}
+
+#[diagnostic::on_unimplemented(
+    message = "`#[arg(default)]` needs `{Self}: Default`",
+    label = "has no `Default`",
+    note = "implement or derive `Default` for the type, or give the value: `#[arg(default = expr)]`"
+)]
+pub trait ParamDefault: Default {}
+impl<T: Default> ParamDefault for T {}
+
+#[inline]
+pub fn param_default<T: ParamDefault>() -> T {
+    T::default()
+}
+
+/// Computes the schema's `default` for a parameter: the value serialized, when the type
+/// is `Serialize` (autoref specialization; otherwise no `default` is published).
+pub struct DefaultProbe<'a, T>(pub &'a T);
+
+pub trait DefaultViaSerialize {
+    fn default_json(&self) -> Option<serde_json::Value>;
+}
+impl<T: serde::Serialize> DefaultViaSerialize for &DefaultProbe<'_, T> {
+    fn default_json(&self) -> Option<serde_json::Value> {
+        serde_json::to_value(self.0).ok()
+    }
+}
+pub trait DefaultViaNothing {
+    fn default_json(&self) -> Option<serde_json::Value>;
+}
+impl<T> DefaultViaNothing for DefaultProbe<'_, T> {
+    fn default_json(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+// ---- injected parameters ------------------------------------------------------
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a `#[state]` parameter",
+    label = "not injectable",
+    note = "take the shared value as `&T` or `Arc<T>`, and provide it with `Toolbox::with_state(value)`"
+)]
+pub trait FromState<'a>: Sized {
+    fn from_state(cx: &CallContext<'a>) -> Result<Self, ToolError>;
+}
+
+fn missing_state<T>(cx: &CallContext<'_>) -> ToolError {
+    ToolError::new(ErrorKind::Unavailable, format!("`{}` is not available right now", cx.tool().name)).with_detail(
+        format!("no state of type `{}` was provided: call `Toolbox::with_state` with it", std::any::type_name::<T>()),
+    )
+}
+
+impl<'a, T: Send + Sync + 'static> FromState<'a> for &'a T {
+    fn from_state(cx: &CallContext<'a>) -> Result<Self, ToolError> {
+        cx.state().get::<T>().ok_or_else(|| missing_state::<T>(cx))
+    }
+}
+
+impl<'a, T: Send + Sync + 'static> FromState<'a> for Arc<T> {
+    fn from_state(cx: &CallContext<'a>) -> Result<Self, ToolError> {
+        cx.state().get_arc::<T>().ok_or_else(|| missing_state::<T>(cx))
+    }
+}
+
+#[diagnostic::on_unimplemented(
+    message = "a `#[context]` parameter must be `&CallContext<'_>` or `CallContext<'_>`, not `{Self}`",
+    label = "not the call context"
+)]
+pub trait FromContext<'a>: Sized {
+    fn from_context(cx: &'a CallContext<'a>) -> Self;
+}
+impl<'a> FromContext<'a> for &'a CallContext<'a> {
+    fn from_context(cx: &'a CallContext<'a>) -> Self {
+        cx
+    }
+}
+impl<'a> FromContext<'a> for CallContext<'a> {
+    fn from_context(cx: &'a CallContext<'a>) -> Self {
+        *cx
+    }
+}
+
+#[inline]
+pub fn from_context<'a, T: FromContext<'a>>(cx: &'a CallContext<'a>) -> T {
+    T::from_context(cx)
+}
+
+#[inline]
+pub fn from_state<'a, T: FromState<'a>>(cx: &CallContext<'a>) -> Result<T, ToolError> {
+    T::from_state(cx)
+}
