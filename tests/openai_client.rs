@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
 use toolkit::agent::{Agent, AgentError};
-use toolkit::model::{Message, ModelError, ModelRequest, OpenAiCompatible, ToolChoice};
+use toolkit::model::{FinishReason, Message, ModelError, ModelRequest, OpenAiCompatible, ToolChoice};
 use toolkit::prelude::*;
 
 // ---- the server -----------------------------------------------------------------------
@@ -381,12 +381,24 @@ fn a_missing_key_names_the_variable_to_set() {
     );
 }
 
+/// DeepSeek documents `insufficient_system_resource`; providers add reasons. The reply is
+/// kept, and the reason reaches the caller by its name.
 #[tokio::test]
-async fn an_unknown_finish_reason_or_no_choices_is_a_typed_error_not_a_panic() {
-    let odd = json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": "hm"}, "finish_reason": "paused"}]});
-    let server = Server::start([ok(odd), ok(json!({"choices": []})), ok(json!("not an object"))]).await;
+async fn an_unknown_finish_reason_keeps_the_reply_and_names_the_reason() {
+    let odd = json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": "partial answer"},
+                                  "finish_reason": "insufficient_system_resource"}]});
+    let server = Server::start([ok(odd)]).await;
+    let run = agent(server.client().build().unwrap()).run("hi").await.unwrap();
+    assert_eq!(run.text, "partial answer");
+    assert_eq!(run.finish_reason, Some(FinishReason::Other("insufficient_system_resource".into())));
+    assert_eq!(run.finish_reason.unwrap().as_str(), "insufficient_system_resource");
+}
+
+#[tokio::test]
+async fn no_choices_or_a_malformed_reply_is_a_typed_error_not_a_panic() {
+    let server = Server::start([ok(json!({"choices": []})), ok(json!("not an object"))]).await;
     let agent = agent(server.client().build().unwrap());
-    for expected in ["unknown finish_reason `paused`", "the reply has no choices", "malformed response"] {
+    for expected in ["the reply has no choices", "malformed response"] {
         let err = agent.run("hi").await.unwrap_err();
         let AgentError::Model { source: source @ ModelError::MalformedResponse { .. }, .. } = &err else {
             panic!("expected MalformedResponse, got {err:?}")

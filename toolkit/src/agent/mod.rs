@@ -65,7 +65,7 @@ pub enum AgentEvent<'a> {
         /// What it said.
         message: &'a AssistantMessage,
         /// Why it stopped.
-        finish_reason: FinishReason,
+        finish_reason: &'a FinishReason,
         /// The tokens of this turn.
         usage: Usage,
     },
@@ -481,13 +481,13 @@ impl Inner {
                 }
             };
             run.usage += reply.usage;
-            run.finish_reason = Some(reply.finish_reason);
+            run.finish_reason = Some(reply.finish_reason.clone());
             emit(
                 &self.on_event,
                 &AgentEvent::ModelReplied {
                     iteration,
                     message: &reply.message,
-                    finish_reason: reply.finish_reason,
+                    finish_reason: &reply.finish_reason,
                     usage: reply.usage,
                 },
             );

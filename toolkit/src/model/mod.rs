@@ -143,9 +143,12 @@ pub struct ModelReply {
     pub usage: Usage,
 }
 
-/// Why a model stopped writing (`finish_reason`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Why a model stopped writing (`finish_reason`). Providers add reasons (DeepSeek's
+/// `insufficient_system_resource`, say): one this crate does not know is
+/// [`Other`](Self::Other) with its wire name, and the reply is kept.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FinishReason {
     /// A natural end: the message is the answer.
     Stop,
@@ -155,28 +158,42 @@ pub enum FinishReason {
     Length,
     /// The provider's content filter withheld (part of) the output.
     ContentFilter,
+    /// A reason this crate does not know, by its wire name.
+    #[serde(untagged)]
+    Other(String),
 }
 
 impl FinishReason {
     /// The wire name.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             FinishReason::Stop => "stop",
             FinishReason::ToolCalls => "tool_calls",
             FinishReason::Length => "length",
             FinishReason::ContentFilter => "content_filter",
+            FinishReason::Other(name) => name,
         }
     }
 
-    /// Parses a wire name; `function_call` (the legacy name) is [`ToolCalls`](Self::ToolCalls).
-    pub fn parse(name: &str) -> Option<Self> {
-        Some(match name {
+    /// Parses a wire name; `function_call` (the legacy name) is [`ToolCalls`](Self::ToolCalls),
+    /// and a name this crate does not know is [`Other`](Self::Other).
+    ///
+    /// ```
+    /// use toolkit::model::FinishReason;
+    /// assert_eq!(FinishReason::parse("stop"), FinishReason::Stop);
+    /// assert_eq!(
+    ///     FinishReason::parse("insufficient_system_resource"),
+    ///     FinishReason::Other("insufficient_system_resource".into())
+    /// );
+    /// ```
+    pub fn parse(name: &str) -> Self {
+        match name {
             "stop" => FinishReason::Stop,
             "tool_calls" | "function_call" => FinishReason::ToolCalls,
             "length" => FinishReason::Length,
             "content_filter" => FinishReason::ContentFilter,
-            _ => return None,
-        })
+            other => FinishReason::Other(other.to_owned()),
+        }
     }
 }
 

@@ -403,8 +403,13 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
         })
         .collect();
     let finish_reason = match choice.finish_reason.as_deref() {
-        Some(name) => FinishReason::parse(name)
-            .ok_or_else(|| ModelError::MalformedResponse { message: format!("unknown finish_reason `{name}`") })?,
+        Some(name) => {
+            let reason = FinishReason::parse(name);
+            if let FinishReason::Other(name) = &reason {
+                tracing::warn!(finish_reason = %name, "the model stopped for a reason this client does not know; the reply is kept");
+            }
+            reason
+        }
         // Missing (some servers): inferred from the message.
         None if tool_calls.is_empty() => FinishReason::Stop,
         None => FinishReason::ToolCalls,
@@ -486,9 +491,10 @@ mod tests {
     }
 
     #[test]
-    fn unknown_finish_reason_and_no_choices_are_errors() {
-        let e = parse_reply(r#"{"choices":[{"message":{"content":"hi"},"finish_reason":"cosmic_ray"}]}"#).unwrap_err();
-        assert!(e.to_string().contains("unknown finish_reason `cosmic_ray`"), "{e}");
+    fn an_unknown_finish_reason_keeps_the_reply_and_no_choices_is_an_error() {
+        let reply = parse_reply(r#"{"choices":[{"message":{"content":"hi"},"finish_reason":"cosmic_ray"}]}"#).unwrap();
+        assert_eq!(reply.finish_reason, FinishReason::Other("cosmic_ray".into()));
+        assert_eq!(reply.message.content.as_deref(), Some("hi"));
         let e = parse_reply(r#"{"choices":[]}"#).unwrap_err();
         assert!(e.to_string().contains("no choices"), "{e}");
         let e = parse_reply("<html>bad gateway</html>").unwrap_err();
