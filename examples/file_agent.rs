@@ -110,6 +110,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
             return Err(e.into());
         }
     };
+    show::print_ending(&run);
     show::print_records(&run.records);
     audit.flush()?;
     let lines = std::fs::read_to_string(&audit_path)?.lines().count();

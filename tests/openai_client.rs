@@ -394,6 +394,21 @@ async fn an_unknown_finish_reason_keeps_the_reply_and_names_the_reason() {
     assert_eq!(run.finish_reason.unwrap().as_str(), "insufficient_system_resource");
 }
 
+/// A refusal (`content: null`, `refusal: "..."`) reaches the caller instead of an empty
+/// answer, and stays in the transcript.
+#[tokio::test]
+async fn a_refusal_reaches_the_caller() {
+    let refusal = json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": null,
+                                      "refusal": "I'm sorry, I can't help with that."},
+                                      "finish_reason": "stop"}]});
+    let server = Server::start([ok(refusal)]).await;
+    let run = agent(server.client().build().unwrap()).run("hi").await.unwrap();
+    assert_eq!(run.text, "");
+    assert_eq!(run.refusal.as_deref(), Some("I'm sorry, I can't help with that."));
+    let Some(Message::Assistant(last)) = run.messages.last() else { panic!("the refusal is in the transcript") };
+    assert_eq!(last.refusal.as_deref(), Some("I'm sorry, I can't help with that."));
+}
+
 #[tokio::test]
 async fn no_choices_or_a_malformed_reply_is_a_typed_error_not_a_panic() {
     let server = Server::start([ok(json!({"choices": []})), ok(json!("not an object"))]).await;

@@ -68,6 +68,19 @@ pub fn print_event(event: &AgentEvent<'_>) {
     }
 }
 
+/// How the run's last answer ended, when it is not a plain answer: a refusal, an answer
+/// cut by the token limit, or a reason the client does not know.
+pub fn print_ending(run: &toolkit::agent::AgentRun) {
+    if let Some(refusal) = &run.refusal {
+        println!("── the model refused\n{refusal}");
+    }
+    match &run.finish_reason {
+        Some(toolkit::model::FinishReason::Length) => println!("(cut: the token limit was reached)"),
+        Some(reason @ toolkit::model::FinishReason::Other(_)) => println!("(the model stopped: {reason})"),
+        _ => {}
+    }
+}
+
 /// One line, at most `chars` characters, with the length when cut.
 pub fn preview(text: &str, chars: usize) -> String {
     let one_line = text.replace('\n', " ⏎ ");

@@ -350,6 +350,9 @@ pub struct AgentRun {
     pub session: Arc<str>,
     /// Why the model stopped, on its last turn.
     pub finish_reason: Option<FinishReason>,
+    /// The model's refusal, when it declined to answer on its last turn (`text` is then
+    /// what it wrote besides, usually nothing).
+    pub refusal: Option<String>,
 }
 
 /// Why a run ended without an answer. Every variant still carries the run so far: the
@@ -462,6 +465,7 @@ impl Inner {
             iterations: 0,
             session,
             finish_reason: None,
+            refusal: None,
         };
         let mut choice = &self.tool_choice;
         for iteration in 1..=self.max_iterations {
@@ -493,6 +497,7 @@ impl Inner {
             );
             if reply.message.tool_calls.is_empty() {
                 let text = reply.message.content.clone().unwrap_or_default();
+                run.refusal = reply.message.refusal.clone();
                 run.messages.push(Message::Assistant(reply.message));
                 emit(&self.on_event, &AgentEvent::FinalAnswer { text: &text });
                 run.text = text;

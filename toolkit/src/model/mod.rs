@@ -313,7 +313,7 @@ impl Message {
 
     /// An assistant message with text only.
     pub fn assistant(content: impl Into<String>) -> Self {
-        Message::Assistant(AssistantMessage { content: Some(content.into()), tool_calls: Vec::new() })
+        Message::Assistant(AssistantMessage::text(content))
     }
 
     /// The `role: "tool"` message for a result.
@@ -369,17 +369,26 @@ pub struct AssistantMessage {
     /// The tool calls, in the order the model wrote them.
     #[serde(default, skip_serializing_if = "Vec::is_empty", with = "wire_calls")]
     pub tool_calls: Vec<ToolCall>,
+    /// The model's refusal, when it declined to answer (OpenAI's `refusal`); `content`
+    /// is then usually empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<String>,
 }
 
 impl AssistantMessage {
     /// A message with text only.
     pub fn text(content: impl Into<String>) -> Self {
-        AssistantMessage { content: Some(content.into()), tool_calls: Vec::new() }
+        AssistantMessage { content: Some(content.into()), ..AssistantMessage::default() }
     }
 
     /// A message with tool calls only.
     pub fn calls(tool_calls: Vec<ToolCall>) -> Self {
-        AssistantMessage { content: None, tool_calls }
+        AssistantMessage { tool_calls, ..AssistantMessage::default() }
+    }
+
+    /// A refusal: the model declined to answer.
+    pub fn refused(refusal: impl Into<String>) -> Self {
+        AssistantMessage { refusal: Some(refusal.into()), ..AssistantMessage::default() }
     }
 }
 

@@ -348,6 +348,8 @@ struct WireMessage {
     #[serde(default)]
     content: Option<String>,
     #[serde(default)]
+    refusal: Option<String>,
+    #[serde(default)]
     tool_calls: Option<Vec<WireCall>>,
 }
 
@@ -419,7 +421,8 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
         completion_tokens: u.completion_tokens,
         total_tokens: u.total_tokens.unwrap_or(u.prompt_tokens + u.completion_tokens),
     });
-    Ok(ModelReply { message: AssistantMessage { content: choice.message.content, tool_calls }, finish_reason, usage })
+    let message = AssistantMessage { content: choice.message.content, tool_calls, refusal: choice.message.refusal };
+    Ok(ModelReply { message, finish_reason, usage })
 }
 
 /// The provider's error message (`{"error": {"message": ...}}`), else the body's head.
