@@ -76,9 +76,25 @@ fn result_of<'r>(request: &'r ModelRequest<'_>, tool: &str) -> Option<&'r str> {
     })
 }
 
+/// A failure ends the program with its readable message and exit code 1 (not a `Debug`
+/// dump of the whole run, which `main` returning the error would print).
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn Error>> {
-    let work = std::env::temp_dir().join("toolkit-file-agent");
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), Box<dyn Error>> {
+    // `TOOLKIT_FILE_AGENT_DIR` moves the sample data and the audit log (tests running the
+    // example at the same time each use their own).
+    let work = std::env::var_os("TOOLKIT_FILE_AGENT_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("toolkit-file-agent"));
     let data = files::create_sample_data(&work.join("data"))?;
     let audit_path = work.join("audit.jsonl");
     let _ = std::fs::remove_file(&audit_path);
@@ -105,7 +121,6 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let run = match agent.run(question).await {
         Ok(run) => run,
         Err(e) => {
-            eprintln!("the run failed: {e}");
             show::print_records(&e.run().records);
             return Err(e.into());
         }

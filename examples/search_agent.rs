@@ -292,8 +292,20 @@ fn answer(request: &ModelRequest<'_>) -> Turn {
     Turn::text(format!("Based on the tool's answer:\n{result}"))
 }
 
+/// A failure ends the program with its readable message and exit code 1 (not a `Debug`
+/// dump of the whole run, which `main` returning the error would print).
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let search = Arc::new(Search::from_env());
     let tools = Arc::new(toolbox![search.web_search, calculate]);
     let real = show::real_model()?;
@@ -312,7 +324,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .system_prompt("Use web_search for current information and calculate for arithmetic.")
             .on_event(show::print_event)
             .build()?;
-        let run = agent.run(question).await?;
+        let run = match agent.run(question).await {
+            Ok(run) => run,
+            Err(e) => {
+                show::print_records(&e.run().records);
+                return Err(e.into());
+            }
+        };
+        show::print_ending(&run);
         show::print_records(&run.records);
     }
     Ok(())

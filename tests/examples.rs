@@ -196,3 +196,48 @@ async fn search_agent_calls_the_bocha_api_with_the_key_and_formats_its_results()
     let body: serde_json::Value = serde_json::from_str(&seen[0].1).unwrap();
     assert_eq!(body, serde_json::json!({"query": "What is new in Rust?", "count": 5}));
 }
+
+/// A run that fails ends the example with its readable message and exit code 1, not a
+/// `Debug` dump of the whole run (here the model server refuses every request).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_run_prints_a_readable_message_and_exits_1() {
+    use axum::http::StatusCode;
+    use axum::routing::post;
+
+    let app = axum::Router::new().route(
+        "/v1/chat/completions",
+        post(|| async {
+            (
+                StatusCode::BAD_REQUEST,
+                axum::Json(serde_json::json!({"error": {"message": "this model is not available"}})),
+            )
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let work = support::scratch("failed-run");
+    for name in ["file_agent", "search_agent"] {
+        let exe = example(name);
+        let work = work.clone();
+        let out = tokio::task::spawn_blocking(move || {
+            Command::new(exe)
+                .env("TOOLKIT_FILE_AGENT_DIR", work)
+                .env("OPENAI_API_KEY", "test-key")
+                .env("OPENAI_BASE_URL", format!("http://{addr}/v1"))
+                .env_remove("BOCHA_API_KEY")
+                .output()
+                .expect("example runs")
+        })
+        .await
+        .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        let last = stderr.lines().last().unwrap_or_default();
+        assert!(last.starts_with("error: "), "{name}: {stderr}");
+        assert!(last.contains("this model is not available"), "{name}: {stderr}");
+        assert!(!stderr.contains("AgentRun") && !stderr.contains("messages: ["), "{name} dumped the run: {stderr}");
+        assert!(last.len() < 400, "{name}: {} characters: {last}", last.len());
+    }
+}
