@@ -89,6 +89,7 @@ async fn agentic_loop(real: Option<&toolkit::model::OpenAiCompatible>) -> Result
             let sent: Vec<String> = script.requests().iter().map(|r| r.tool_choice.to_json().to_string()).collect();
             println!("tool_choice sent per request: {}", sent.join(", "));
         }
+        show::print_ending(&run);
         println!("transcript ({} model turns):", run.iterations);
         for message in &run.messages {
             println!("  {}", serde_json::to_string(message)?);

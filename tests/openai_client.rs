@@ -421,3 +421,80 @@ async fn no_choices_or_a_malformed_reply_is_a_typed_error_not_a_panic() {
         assert!(source.to_string().contains(expected), "{source}");
     }
 }
+
+fn text_reply(text: &str, finish_reason: &str) -> Value {
+    json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish_reason}]})
+}
+
+/// An answer cut by the token limit: returned as it is by default, an error on request,
+/// or continued (bounded) and joined.
+#[tokio::test]
+async fn an_answer_cut_by_the_token_limit_is_returned_failed_or_continued() {
+    use toolkit::agent::OnLength;
+
+    let server = Server::start([ok(text_reply("The first half", "length"))]).await;
+    let run = agent(server.client().build().unwrap()).run("hi").await.unwrap();
+    assert_eq!(run.text, "The first half");
+    assert_eq!(run.finish_reason, Some(FinishReason::Length));
+
+    let server = Server::start([ok(text_reply("The first half", "length"))]).await;
+    let failing =
+        Agent::builder(server.client().build().unwrap(), Toolbox::new()).on_length(OnLength::Fail).build().unwrap();
+    let err = failing.run("hi").await.unwrap_err();
+    assert!(matches!(err, AgentError::Cut { .. }), "{err:?}");
+    assert_eq!(err.run().text, "The first half");
+
+    let server = Server::start([
+        ok(text_reply("The first half", "length")),
+        ok(text_reply(", the second", "length")),
+        ok(text_reply(" and the end.", "stop")),
+    ])
+    .await;
+    let continuing = Agent::builder(server.client().build().unwrap(), Toolbox::new())
+        .on_length(OnLength::Continue(3))
+        .build()
+        .unwrap();
+    let run = continuing.run("hi").await.unwrap();
+    assert_eq!(run.text, "The first half, the second and the end.");
+    assert_eq!(run.finish_reason, Some(FinishReason::Stop));
+    assert_eq!(run.iterations, 3);
+    assert_eq!(server.received().len(), 3);
+
+    // Bounded: after its continuations, a still-cut answer is returned as it is.
+    let server = Server::start([ok(text_reply("a", "length")), ok(text_reply("b", "length"))]).await;
+    let once = Agent::builder(server.client().build().unwrap(), Toolbox::new())
+        .on_length(OnLength::Continue(1))
+        .build()
+        .unwrap();
+    let run = once.run("hi").await.unwrap();
+    assert_eq!(run.text, "ab");
+    assert_eq!(run.finish_reason, Some(FinishReason::Length));
+}
+
+/// Two calls with the same id get ids of their own: each result answers one call, and
+/// the records stay in call order.
+#[tokio::test]
+async fn repeated_tool_call_ids_get_ids_of_their_own() {
+    let calls = json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [
+        {"id": "call_x", "type": "function", "function": {"name": "add", "arguments": "{\"a\":1,\"b\":2}"}},
+        {"id": "call_x", "type": "function", "function": {"name": "add", "arguments": "{\"a\":3,\"b\":4}"}}
+    ]}, "finish_reason": "tool_calls"}]});
+    let server = Server::start([ok(calls), ok(text_reply("done", "stop"))]).await;
+    let run = agent(server.client().build().unwrap()).run("hi").await.unwrap();
+    let ids: Vec<&str> = run.records.iter().map(|r| r.call_id.as_str()).collect();
+    assert_eq!(ids.len(), 2);
+    assert_ne!(ids[0], ids[1], "{ids:?}");
+    assert_eq!(ids[0], "call_x");
+    let contents: Vec<&str> = run.records.iter().map(|r| r.content.as_str()).collect();
+    assert_eq!(contents, ["3", "7"], "records in call order");
+    // The transcript pairs each result with its own call.
+    let tool_ids: Vec<&str> = run
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool { tool_call_id, .. } => Some(tool_call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(tool_ids, ids);
+}

@@ -109,6 +109,26 @@ struct Inner {
     strict: bool,
     hooks: Hooks,
     on_event: Option<Arc<EventFn>>,
+    on_length: OnLength,
+}
+
+/// What a run does with an answer cut by the token limit (`finish_reason: length`).
+///
+/// ```
+/// use toolkit::agent::OnLength;
+/// assert_eq!(OnLength::default(), OnLength::Return);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum OnLength {
+    /// Return it as the answer (`AgentRun::finish_reason` says it was cut).
+    #[default]
+    Return,
+    /// End the run with [`AgentError::Cut`].
+    Fail,
+    /// Ask the model to go on, at most this many times, and join the parts; an answer
+    /// still cut after them is returned as it is.
+    Continue(usize),
 }
 
 /// Builds an [`Agent`].
@@ -149,6 +169,7 @@ impl Agent {
                 name: None,
                 system_prompt: None,
                 max_iterations: 10,
+                on_length: OnLength::Return,
                 tool_choice: ToolChoice::Auto,
                 parallel_tool_calls: true,
                 strict: false,
@@ -202,6 +223,12 @@ impl AgentBuilder {
     /// The system prompt, sent first in every run (unless the history has one).
     pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
         self.inner.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// What to do with an answer cut by the token limit (default: return it).
+    pub fn on_length(mut self, policy: OnLength) -> Self {
+        self.inner.on_length = policy;
         self
     }
 
@@ -368,6 +395,13 @@ pub enum AgentError {
         /// The run so far.
         run: Box<AgentRun>,
     },
+    /// The answer was cut by the token limit, and the agent was built with
+    /// [`OnLength::Fail`].
+    #[error("the answer was cut by the token limit (finish_reason `length`)")]
+    Cut {
+        /// The run so far; its `text` is the cut answer.
+        run: Box<AgentRun>,
+    },
     /// The model request failed.
     #[error("turn {iteration}: {source}")]
     Model {
@@ -384,14 +418,14 @@ impl AgentError {
     /// The run so far.
     pub fn run(&self) -> &AgentRun {
         match self {
-            AgentError::MaxIterations { run, .. } | AgentError::Model { run, .. } => run,
+            AgentError::MaxIterations { run, .. } | AgentError::Cut { run } | AgentError::Model { run, .. } => run,
         }
     }
 
     /// The run so far, by value.
     pub fn into_run(self) -> AgentRun {
         match self {
-            AgentError::MaxIterations { run, .. } | AgentError::Model { run, .. } => *run,
+            AgentError::MaxIterations { run, .. } | AgentError::Cut { run } | AgentError::Model { run, .. } => *run,
         }
     }
 }
@@ -468,6 +502,7 @@ impl Inner {
             refusal: None,
         };
         let mut choice = &self.tool_choice;
+        let mut continuations = 0;
         for iteration in 1..=self.max_iterations {
             run.iterations = iteration;
             emit(&self.on_event, &AgentEvent::TurnStarted { iteration });
@@ -495,14 +530,30 @@ impl Inner {
                     usage: reply.usage,
                 },
             );
+            let mut reply = reply;
             if reply.message.tool_calls.is_empty() {
-                let text = reply.message.content.clone().unwrap_or_default();
+                // An answer continued after a cut is the parts joined.
+                run.text.push_str(reply.message.content.as_deref().unwrap_or_default());
                 run.refusal = reply.message.refusal.clone();
+                let cut = reply.finish_reason == FinishReason::Length;
                 run.messages.push(Message::Assistant(reply.message));
-                emit(&self.on_event, &AgentEvent::FinalAnswer { text: &text });
-                run.text = text;
+                if cut {
+                    match self.on_length {
+                        OnLength::Fail => return Err(AgentError::Cut { run: Box::new(run) }),
+                        OnLength::Continue(max) if continuations < max => {
+                            continuations += 1;
+                            run.messages.push(Message::user(
+                                "Your answer was cut by the length limit. Continue exactly where it stopped, without repeating anything.",
+                            ));
+                            continue;
+                        }
+                        _ => {}
+                    }
+                }
+                emit(&self.on_event, &AgentEvent::FinalAnswer { text: &run.text });
                 return Ok(run);
             }
+            distinct_ids(&mut reply.message.tool_calls);
             let calls = reply.message.tool_calls.clone();
             run.messages.push(Message::Assistant(reply.message));
             for call in &calls {
@@ -524,6 +575,23 @@ impl Inner {
             }
         }
         Err(AgentError::MaxIterations { limit: self.max_iterations, run: Box::new(run) })
+    }
+}
+
+/// Gives every call of a turn its own id: a model that repeats one (or a client that
+/// filled in missing ones alike) would otherwise have two results answer one id. The
+/// renamed ids are what the transcript carries, so the model sees each result paired.
+fn distinct_ids(calls: &mut [ToolCall]) {
+    let mut seen = std::collections::HashSet::new();
+    for (i, call) in calls.iter_mut().enumerate() {
+        if !seen.insert(call.id.clone()) {
+            let mut renamed = format!("{}_{}", call.id, i + 1);
+            while !seen.insert(renamed.clone()) {
+                renamed.push('_');
+            }
+            tracing::debug!(id = %call.id, renamed = %renamed, "the model repeated a tool call id; the call gets its own");
+            call.id = renamed;
+        }
     }
 }
 
