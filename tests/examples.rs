@@ -241,3 +241,49 @@ async fn a_failed_run_prints_a_readable_message_and_exits_1() {
         assert!(last.len() < 400, "{name}: {} characters: {last}", last.len());
     }
 }
+
+/// `file_agent` shows a refusal and an answer cut by the token limit, rather than an
+/// empty or seemingly finished answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_agent_shows_a_refusal_and_a_cut_answer() {
+    use axum::routing::post;
+    use std::sync::{Arc, Mutex};
+
+    let replies = Arc::new(Mutex::new(vec![
+        serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": "The report says", },
+                                        "finish_reason": "length"}]}),
+        serde_json::json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": null,
+                                        "refusal": "I can't help with reading those files."}, "finish_reason": "stop"}]}),
+    ]));
+    let app = axum::Router::new().route(
+        "/v1/chat/completions",
+        post(move || {
+            let replies = Arc::clone(&replies);
+            async move { axum::Json(replies.lock().unwrap().pop().expect("a canned reply")) }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let work = support::scratch("refusal-and-cut");
+    let mut outputs = Vec::new();
+    for _ in 0..2 {
+        let exe = example("file_agent");
+        let work = work.clone();
+        let out = tokio::task::spawn_blocking(move || {
+            run_with(
+                Command::new(exe)
+                    .env("TOOLKIT_FILE_AGENT_DIR", work)
+                    .env("OPENAI_API_KEY", "test-key")
+                    .env("OPENAI_BASE_URL", format!("http://{addr}/v1")),
+                "file_agent",
+            )
+        })
+        .await
+        .unwrap();
+        outputs.push(out);
+    }
+    assert!(outputs[0].contains("── the model refused\nI can't help with reading those files."), "{}", outputs[0]);
+    assert!(outputs[1].contains("The report says\n(cut: the token limit was reached)"), "{}", outputs[1]);
+}
