@@ -102,3 +102,31 @@ async fn tools_import_over_streamable_http_too() {
     remote.close().await;
     assert!(server.stop().success());
 }
+
+/// Every client's first `tools/call` has JSON-RPC id 0 or 1: the records must still tell
+/// the calls apart (a call id unique to the server) and say whose they were (the MCP
+/// session over HTTP).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn records_of_different_clients_have_their_own_call_ids_and_sessions() {
+    let dir = scratch("mcp-client-ids");
+    let audit = dir.join("audit.jsonl");
+    let server = support::HttpServer::start(&dir.join("data"), &audit);
+    for _ in 0..2 {
+        let remote = McpTools::connect_http(&server.url).await.expect("connects over HTTP");
+        let mut tools = Toolbox::new();
+        remote.add_to(&mut tools).unwrap();
+        let r = tools.call(ToolCall::new("1", "get_weather", r#"{"location":"Beijing"}"#)).await;
+        assert!(!r.is_error(), "{r:?}");
+        remote.close().await;
+    }
+    assert!(server.stop().success());
+    let text = std::fs::read_to_string(&audit).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_ne!(lines[0]["call_id"], lines[1]["call_id"], "{text}");
+    for line in &lines {
+        assert!(line["call_id"].as_str().unwrap().starts_with("mcp-"), "{text}");
+        assert!(line["session"].is_string(), "a session label: {text}");
+    }
+    assert_ne!(lines[0]["session"], lines[1]["session"], "each client its own session: {text}");
+}

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -18,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::McpError;
+use crate::hook::Scope;
 use crate::schema::Target;
 use crate::{ToolCall, ToolResult, Toolbox};
 
@@ -80,16 +82,34 @@ struct Inner {
     info: ServerConfig,
     list_ttl: Duration,
     list_scope: CacheScope,
+    /// Numbers the calls this server runs, so every record's call id is unique to it
+    /// (JSON-RPC ids repeat across clients: every client's first call is `0` or `1`).
+    calls: Arc<AtomicU64>,
+    /// Numbers the connections, for the records of calls without an MCP session.
+    connections: Arc<AtomicU64>,
 }
 
 /// What one connection (a byte stream, or an HTTP server with its sessions) shares.
-#[derive(Default)]
 struct Connection {
     /// Every running `tools/call`, so serving ends only when their records are written.
     calls: TaskTracker,
     /// Cancelled when the client's side has closed (EOF) or the server is stopping:
     /// from then on a cancelled request is a disconnect, not a client's cancellation.
     closed: CancellationToken,
+    /// The session label of this connection's calls when the transport has no MCP
+    /// session (stdio): `connection-<n>`.
+    label: Arc<str>,
+}
+
+impl Connection {
+    fn new(inner: &Inner) -> Arc<Connection> {
+        let n = inner.connections.fetch_add(1, Ordering::Relaxed) + 1;
+        Arc::new(Connection {
+            calls: TaskTracker::default(),
+            closed: CancellationToken::default(),
+            label: format!("connection-{n}").into(),
+        })
+    }
 }
 
 #[derive(Clone)]
@@ -136,8 +156,11 @@ impl McpServer {
             info,
             list_ttl: DEFAULT_LIST_TTL,
             list_scope: CacheScope::Public,
+            calls: Arc::default(),
+            connections: Arc::default(),
         };
-        McpServer { inner: Arc::new(inner), connection: Arc::default() }
+        let connection = Connection::new(&inner);
+        McpServer { inner: Arc::new(inner), connection }
     }
 
     /// The name and version the server reports to clients (`serverInfo`).
@@ -225,7 +248,7 @@ impl McpServer {
 
     /// The same server with a connection state of its own.
     pub(crate) fn for_new_connection(&self) -> McpServer {
-        McpServer { inner: Arc::clone(&self.inner), connection: Arc::default() }
+        McpServer { inner: Arc::clone(&self.inner), connection: Connection::new(&self.inner) }
     }
 
     /// From now on, a cancelled request is a shutdown or a disconnect: calls finish.
@@ -248,9 +271,19 @@ impl McpServer {
             // and tells the model which arguments are missing otherwise.
             None => String::new(),
         };
-        let call = ToolCall::new(format!("mcp-{}", cx.id), request.name, arguments);
+        // Unique per server, and still showing the client's request id.
+        let n = inner.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        let call = ToolCall::new(format!("mcp-{n}-{}", cx.id), request.name, arguments);
         let connection = &*self.connection;
-        let mut running = std::pin::pin!(connection.calls.track_future(inner.toolbox.call(call)));
+        // The records carry the MCP session (streamable HTTP), else the connection.
+        let session = cx
+            .extensions
+            .get::<hyper::http::request::Parts>()
+            .and_then(|parts| parts.headers.get("mcp-session-id"))
+            .and_then(|id| id.to_str().ok())
+            .map_or_else(|| Arc::clone(&connection.label), Arc::from);
+        let scope = Scope::new().with_session(session);
+        let mut running = std::pin::pin!(connection.calls.track_future(inner.toolbox.call_in(call, &scope)));
         let result = tokio::select! {
             biased;
             result = &mut running => result,
