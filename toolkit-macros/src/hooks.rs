@@ -1,10 +1,9 @@
 //! `hooks![a, b, policy::c]`: a `Hooks` set of `#[hook]` functions, in order.
 //!
 //! As in `toolbox!`, each path is named once (a local type alias, so a path that is not a
-//! type fails there only) and reached through `hook_handle::<T>()`, whose type is left
-//! unknown when `T` is not a hook, so nothing downstream repeats the error; the
-//! duplicate-name check (a `const` item, so `cargo check` runs it) writes the same
-//! tokens, so its error is the same diagnostic and is shown once.
+//! type fails there only) and reached through functions bounded by `Hookable`
+//! (`hookable_name` for the name check, a `const` item so `cargo check` runs it;
+//! `hookable_hook` for the set), spanned at the path.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};

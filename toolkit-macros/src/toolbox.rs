@@ -6,11 +6,10 @@
 //! computation (see [`crate::distinct`]), pre-monomorphization when every entry is a
 //! function (so `cargo check` reports it), else where the methods' handle types are known.
 //!
-//! One mistake, one error: each path is named once (a local type alias, so a path that
-//! is not a type fails there only), and reached through `listed::<T>()`, whose type is
-//! left unknown when `T` is not a tool, so nothing downstream repeats the error. The
-//! name check writes `listed::<T>()` with the same tokens, so its error is the same
-//! diagnostic and is shown once.
+//! Each path is named once (a local type alias, so a path that is not a type fails
+//! there only) and reached through functions bounded by `Listable` (`listed_name` for
+//! the name check, `listed_entry` for the table), spanned at the path: a path that is
+//! not a tool is reported there (once by each; see the open note on merging the two).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -74,7 +73,7 @@ pub fn entry(input: TokenStream) -> TokenStream {
             Entry::Method { method, .. } => method.span(),
         })
         .collect();
-    // Free entries: `type __toolkit_E{i} = path;` and the handle `listed::<__toolkit_E{i}>()`.
+    // Free entries: `type __toolkit_E{i} = path;`, its name and its entry through it.
     // Method entries: a value, passed to a generic function whose type parameter
     // `__toolkit_M{j}` names its handle type.
     let mut aliases = Vec::new();

@@ -118,21 +118,6 @@ pub trait HookDef {
     fn hook() -> Hook;
 }
 
-#[inline]
-pub const fn hook_handle<T: Hookable>() -> T::Handle {
-    T::HANDLE
-}
-
-#[inline]
-pub const fn hook_name<H: HookDef>(_: &H) -> &'static str {
-    H::NAME
-}
-
-#[inline]
-pub fn hook_of<H: HookDef>(_: H) -> Hook {
-    H::hook()
-}
-
 /// The [`Hook`] of a `#[hook]` function named by its path in `hooks!` (one bound, as
 /// [`listed_entry`]).
 #[inline]

@@ -138,16 +138,6 @@ pub trait Listable {
     const HANDLE: Self::Handle;
 }
 
-#[inline]
-pub const fn listed<T: Listable>() -> T::Handle {
-    T::HANDLE
-}
-
-#[inline]
-pub const fn tool_name<T: Tool>(_: &T) -> &'static str {
-    T::NAME
-}
-
 /// What `#[tools]` gives a method of its block that is not marked `#[tool]`, so that
 /// listing it in `toolbox!` says so (see [`MethodTool`]).
 pub struct UnmarkedMethod;
