@@ -76,17 +76,9 @@ fn result_of<'r>(request: &'r ModelRequest<'_>, tool: &str) -> Option<&'r str> {
     })
 }
 
-/// A failure ends the program with its readable message and exit code 1 (not a `Debug`
-/// dump of the whole run, which `main` returning the error would print).
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    match run().await {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    show::exit_code(run().await)
 }
 
 async fn run() -> Result<(), Box<dyn Error>> {

@@ -68,6 +68,18 @@ pub fn print_event(event: &AgentEvent<'_>) {
     }
 }
 
+/// The exit code of an example's `run`: a failure is its readable message on stderr and
+/// code 1 (not the `Debug` dump of the whole run that `main` returning the error prints).
+pub fn exit_code(result: Result<(), Box<dyn std::error::Error>>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// How the run's last answer ended, when it is not a plain answer: a refusal, an answer
 /// cut by the token limit, or a reason the client does not know.
 pub fn print_ending(run: &toolkit::agent::AgentRun) {

@@ -23,11 +23,9 @@ impl Toolbox {
     /// ends without waiting (a sync tool, sync hooks) is recorded here and needs no
     /// future; the others continue in [`observed_rest`](Toolbox::observed_rest).
     pub(super) fn begin_observed<'a>(&'a self, call: ToolCallRef<'a>, scope: &'a Scope, span: Span) -> Begun<'a> {
-        let observed = !self.sinks.is_empty() || !scope.sinks.0.is_empty();
-        let clock = observed.then(|| (SystemTime::now(), Instant::now()));
-        let hooks =
-            HookEnv { lists: [&[], self.hooks.as_slice(), scope.hooks.as_slice()], scope, wants_record: observed };
-        match span.in_scope(|| self.start(call, self.env(Some(hooks)))) {
+        let (clock, started) =
+            self.start_observed(call, scope, [&[], self.hooks.as_slice(), scope.hooks.as_slice()], &span);
+        match started {
             Started::Done(outcome) => {
                 Begun::Done(self.observed_end(call, scope, &span, clock, Finished::plain(outcome)))
             }
@@ -36,6 +34,21 @@ impl Toolbox {
                 Begun::Waiting(Settle::Observed(Box::pin(self.observed_rest(call, scope, span, clock, started))))
             }
         }
+    }
+
+    /// Starts an observed call among these hook lists, in its span, with its clock when a
+    /// record will be built.
+    fn start_observed<'a>(
+        &'a self,
+        call: ToolCallRef<'a>,
+        scope: &'a Scope,
+        lists: [&'a [Hook]; 3],
+        span: &Span,
+    ) -> (Clock, Started<'a>) {
+        let observed = !self.sinks.is_empty() || !scope.sinks.0.is_empty();
+        let clock = observed.then(|| (SystemTime::now(), Instant::now()));
+        let hooks = HookEnv { lists, scope, wants_record: observed };
+        (clock, span.in_scope(|| self.start(call, self.env(Some(hooks)))))
     }
 
     /// An observed call that has to wait: awaits it, then records it. A caller that
@@ -64,17 +77,10 @@ impl Toolbox {
         global: Option<Arc<Hooks>>,
         span: Span,
     ) -> Result<String, ToolError> {
-        let observed = !self.sinks.is_empty() || !scope.sinks.0.is_empty();
-        let clock = observed.then(|| (SystemTime::now(), Instant::now()));
         let lists: [&[Hook]; 3] =
             [global.as_deref().map_or(&[], Hooks::as_slice), self.hooks.as_slice(), scope.hooks.as_slice()];
-        let hooks = HookEnv { lists, scope, wants_record: observed };
-        let env = self.env(Some(hooks));
-        let guard = clock.map(|clock| Unfinished { toolbox: self, scope, call, clock });
-        let started = span.in_scope(|| self.start(call, env));
-        let finished = self.wait(started, &span, clock).await;
-        std::mem::forget(guard); // finished: the record below is the call's one
-        self.observed_end(call, scope, &span, clock, finished)
+        let (clock, started) = self.start_observed(call, scope, lists, &span);
+        self.observed_rest(call, scope, span, clock, started).await
     }
 
     /// Awaits a started call in its span.
