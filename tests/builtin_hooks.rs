@@ -181,10 +181,11 @@ fn redaction_of_json_keeps_it_json_and_hides_sensitive_fields() {
             "list": [{"password": null}],
         })
     );
-    // In plain text (say, a cut JSON head), a sensitive field's value goes too.
-    assert_eq!(r.redact(r#"{"password": "hunter2 x", "user": "#), r#"{"password": "[REDACTED:secret]", "user": "#);
+    // In plain text (say, a cut JSON head), a sensitive field's value goes too, with the
+    // same label as in JSON.
+    assert_eq!(r.redact(r#"{"password": "hunter2 x", "user": "#), r#"{"password": "[REDACTED:password]", "user": "#);
     let custom = Redactor::empty().redact_keys(["ssn"]);
-    assert_eq!(custom.redact("ssn=078-05-1120; name=ana"), "ssn=[REDACTED:secret]; name=ana");
+    assert_eq!(custom.redact("ssn=078-05-1120; name=ana"), "ssn=[REDACTED:ssn]; name=ana");
 }
 
 #[tokio::test]

@@ -63,7 +63,7 @@ fn hooks_tour_shows_every_use_case_acting() {
         // rate limiting
         "blocked: rate limit: at most 3 calls to `web_search` per 60s",
         // redaction
-        "[REDACTED:email], card [REDACTED:card], phone [REDACTED:phone], api_key=[REDACTED:api_key]",
+        "[REDACTED:email], card [REDACTED:card], phone [REDACTED:phone], api_key=[REDACTED:secret]",
         // caching that returns the cached result
         "[cached] hooks acted: cache:Returned",
         "two calls, get_weather ran 1 time(s)",
