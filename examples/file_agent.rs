@@ -96,6 +96,7 @@ async fn run() -> Result<(), Box<dyn Error>> {
 
     let tools = toolbox![files::read_file, files::list_files, files::current_time]
         .with_hooks(files::file_hooks(&data))
+        .with_state(files::file_state(&data)?)
         .with_sink(audit.clone());
     let model = show::pick_model(script())?;
     let agent = Agent::builder(model, tools)

@@ -88,6 +88,7 @@ async fn run(options: Options) -> Result<(), Box<dyn std::error::Error>> {
     let audit = AuditLog::to_file(&options.audit)?;
     let tools = toolbox![files::read_file, files::list_files, files::current_time, weather::get_weather]
         .with_hooks(files::file_hooks(&data))
+        .with_state(files::file_state(&data)?)
         .with_sink(audit.clone());
     let server = McpServer::new(tools)
         .with_name("toolkit-example", env!("CARGO_PKG_VERSION"))

@@ -9,9 +9,10 @@
 #![allow(dead_code)] // each including example uses its own part
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
-use toolkit::hooks::{NormalizePaths, PathSandbox, Rfc3339, Truncate};
+use toolkit::hooks::{NormalizePaths, PathSandbox, Rfc3339, SafeDir, Truncate};
 use toolkit::prelude::*;
 use toolkit::{Hook, hook};
 
@@ -22,29 +23,30 @@ pub const MAX_RESULT_CHARS: usize = 4000;
 ///
 /// Paths are relative to the data directory; use `list_files` first when unsure of
 /// a name. Only UTF-8 text files can be read.
-#[tool(read_only, idempotent, timeout = "5s")]
-pub async fn read_file(
+// Opened through the data directory's `SafeDir`: a link swapped in after the sandbox's
+// check cannot lead out of it.
+#[tool(blocking, read_only, idempotent, timeout = "5s")]
+pub fn read_file(
+    #[state] files: Arc<SafeDir>,
     /// The file to read, for example "report.md".
     #[arg(min_length = 1)]
     path: String,
 ) -> Result<String, std::io::Error> {
-    tokio::fs::read_to_string(&path).await
+    files.read_to_string(&path)
 }
 
 /// List the files in a directory of the data directory, with their sizes.
-#[tool(read_only, idempotent, timeout = "5s")]
-pub async fn list_files(
+#[tool(blocking, read_only, idempotent, timeout = "5s")]
+pub fn list_files(
+    #[state] files: Arc<SafeDir>,
     /// The directory to list: "." for the data directory itself.
     path: String,
 ) -> Result<String, std::io::Error> {
-    let mut entries = tokio::fs::read_dir(&path).await?;
-    let mut lines = Vec::new();
-    while let Some(entry) = entries.next_entry().await? {
-        let meta = entry.metadata().await?;
-        let kind = if meta.is_dir() { "dir " } else { "file" };
-        lines.push(format!("{kind} {:>8} bytes  {}", meta.len(), entry.file_name().to_string_lossy()));
-    }
-    lines.sort();
+    let lines: Vec<String> = files
+        .read_dir(&path)?
+        .into_iter()
+        .map(|e| format!("{} {:>8} bytes  {}", if e.is_dir { "dir " } else { "file" }, e.len, e.name))
+        .collect();
     Ok(if lines.is_empty() { "(empty directory)".into() } else { lines.join("\n") })
 }
 
@@ -70,6 +72,11 @@ pub fn friendly_file_errors(err: &mut ErrorCall<'_>) -> Recovery {
     } else {
         Recovery::Propagate
     }
+}
+
+/// The shared state the file tools open files through.
+pub fn file_state(data: &Path) -> std::io::Result<Arc<SafeDir>> {
+    Ok(Arc::new(SafeDir::open(data)?))
 }
 
 /// The hooks that keep the file tools inside `data`: relative paths resolved against it,

@@ -61,6 +61,8 @@ mod path_fields;
 mod path_sandbox;
 mod rate_limit;
 mod redact;
+#[cfg(feature = "fs")]
+mod safe_dir;
 pub mod store;
 mod truncate;
 
@@ -77,4 +79,7 @@ pub use path_fields::DEFAULT_PATH_FIELDS;
 pub use path_sandbox::PathSandbox;
 pub use rate_limit::RateLimit;
 pub use redact::{PatternError, Redactor};
+#[cfg(feature = "fs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
+pub use safe_dir::{DirEntry, SafeDir};
 pub use truncate::Truncate;

@@ -14,22 +14,26 @@ use crate::hook::{BeforeCall, BeforeHook, Decision, Hook, HookStep};
 /// [`DEFAULT_PATH_FIELDS`](super::DEFAULT_PATH_FIELDS): `path`, `file`, `filename`, `dir`,
 /// `directory`; a string, or an array of strings), at the top level of the arguments:
 ///
-/// 1. a path holding a NUL byte is refused;
+/// 1. a path longer than 4,096 bytes or with more than 256 components is refused at
+///    once, before the filesystem is touched (so checking costs at most 256 `lstat`s);
+///    so is a path holding a NUL byte;
 /// 2. a path with a `..` component is refused, whatever it would resolve to;
 /// 3. a relative path is taken relative to the *first* allowed directory, and the tool
 ///    receives it joined to that directory, so the path checked is the path opened;
-/// 4. the path is canonicalized (symbolic links resolved; for a path that does not exist
-///    yet, its nearest existing ancestor), as are the allowed directories, and it must
-///    lie inside one of them. A symbolic link pointing out of the sandbox is therefore
-///    refused, and so is a dangling one.
+/// 4. the path is resolved component by component from the root (symbolic links
+///    followed; the part that does not exist yet kept as written), the allowed
+///    directories are canonicalized, and it must lie inside one of them. A symbolic link
+///    pointing out of the sandbox is therefore refused, and so is a dangling one.
 ///
 /// A refused call is blocked with a reason the model can act on:
 /// ``blocked: `/etc/passwd` is outside the allowed directories (data/); use a path under
 /// data/``.
 ///
 /// The check happens before the tool runs: a link swapped in between the check and
-/// the tool's open is not caught (open files with `O_NOFOLLOW` in the tool if that
-/// matters).
+/// the tool's open is not caught by the hook alone. Tools that open files should do it
+/// through [`SafeDir`](super::SafeDir) (feature `fs`), which resolves every path beneath
+/// the root's directory handle (`openat2` with `RESOLVE_BENEATH` on Linux), so a swapped
+/// link cannot lead out.
 ///
 /// Named `path_sandbox`, priority 40.
 ///
@@ -95,6 +99,21 @@ impl PathSandbox {
     /// joined to the first root), `Ok(None)` if it is fine as it is, `Err(reason)` for
     /// the model.
     fn check(&self, path: &str) -> Result<Option<String>, String> {
+        if path.len() > MAX_PATH_BYTES {
+            return Err(format!(
+                "the path `{}…` is {} bytes long; paths are limited to {MAX_PATH_BYTES} bytes: use a shorter path under {}",
+                head(path),
+                path.len(),
+                self.first_root()
+            ));
+        }
+        if path.bytes().filter(|&b| b == b'/' || b == std::path::MAIN_SEPARATOR as u8).count() >= MAX_COMPONENTS {
+            return Err(format!(
+                "the path `{}…` has more than {MAX_COMPONENTS} components; use a shorter path under {}",
+                head(path),
+                self.first_root()
+            ));
+        }
         if path.contains('\0') {
             return Err(format!(
                 "`{}` contains a NUL byte, which no file name can hold; use a path under {}",
@@ -115,6 +134,11 @@ impl PathSandbox {
             .filter(|c| *c != Component::CurDir)
             .collect();
         let roots: Vec<PathBuf> = self.roots.iter().filter_map(|r| std::fs::canonicalize(r).ok()).collect();
+        // A relative path is resolved from the first root as it is on disk.
+        let resolved_from = match (relative, std::fs::canonicalize(first)) {
+            (true, Ok(first)) => first.join(given).components().filter(|c| *c != Component::CurDir).collect(),
+            _ => resolved.clone(),
+        };
         if roots.is_empty() {
             tracing::warn!(roots = ?self.roots, "path sandbox: none of the allowed directories exists");
             return Err(format!(
@@ -122,7 +146,7 @@ impl PathSandbox {
                 self.root_list()
             ));
         }
-        let canonical = match canonicalize_nearest(&resolved) {
+        let canonical = match resolve(&resolved_from) {
             Ok(canonical) => canonical,
             Err(e) => {
                 tracing::debug!(path, error = %e, "path sandbox: cannot resolve");
@@ -154,32 +178,43 @@ fn shown(root: &Path) -> String {
     if text.ends_with(std::path::MAIN_SEPARATOR) || text.ends_with('/') { text } else { format!("{text}/") }
 }
 
-/// Canonicalizes `path`, or, if it does not exist, its nearest existing ancestor with
-/// the rest appended. An entry that exists but cannot be resolved (a dangling link, a
-/// loop) is an error: what it points to is unknown.
-fn canonicalize_nearest(path: &Path) -> io::Result<PathBuf> {
-    let mut existing = path;
-    let mut rest = Vec::new();
-    loop {
-        match std::fs::canonicalize(existing) {
-            Ok(mut canonical) => {
-                canonical.extend(rest.iter().rev());
-                return Ok(canonical);
+/// The longest path the sandbox checks, in bytes (Linux's `PATH_MAX`).
+const MAX_PATH_BYTES: usize = 4096;
+/// The most components a checked path may have.
+const MAX_COMPONENTS: usize = 256;
+
+/// The start of a long path, for a message.
+fn head(path: &str) -> &str {
+    let end = (0..=path.len().min(60)).rev().find(|&i| path.is_char_boundary(i)).unwrap_or(0);
+    &path[..end]
+}
+
+/// Resolves an absolute path without `..`: from the root down, one `lstat` per
+/// component; a symbolic link is replaced by its canonical target, and the first
+/// component that does not exist ends the walk (the rest is kept as written). An entry
+/// that exists but cannot be resolved (a dangling link, a loop) is an error: what it
+/// points to is unknown.
+fn resolve(path: &Path) -> io::Result<PathBuf> {
+    let mut resolved = PathBuf::new();
+    let mut components = path.components();
+    while let Some(component) = components.next() {
+        let Component::Normal(name) = component else {
+            resolved.push(component);
+            continue;
+        };
+        let next = resolved.join(name);
+        match std::fs::symlink_metadata(&next) {
+            Ok(meta) if meta.file_type().is_symlink() => resolved = std::fs::canonicalize(&next)?,
+            Ok(_) => resolved = next,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                resolved = next;
+                resolved.extend(components);
+                return Ok(resolved);
             }
-            Err(e) => {
-                if std::fs::symlink_metadata(existing).is_ok() {
-                    return Err(e);
-                }
-                match (existing.parent(), existing.file_name()) {
-                    (Some(parent), Some(name)) => {
-                        rest.push(name);
-                        existing = parent;
-                    }
-                    _ => return Err(e),
-                }
-            }
+            Err(e) => return Err(e),
         }
     }
+    Ok(resolved)
 }
 
 impl BeforeHook for PathSandbox {
