@@ -70,7 +70,7 @@ pub use approval::{
     Approval, ApprovalError, ApprovalGate, ApprovalRequest, ApprovalResponder, Approver, ChannelApprover,
     ConsoleApprover, DenyAll,
 };
-pub use audit_log::{AuditError, AuditLog, AuditLogBuilder, Rfc3339};
+pub use audit_log::{AuditError, AuditLog, AuditLogBuilder, Fsync, Rfc3339};
 pub use cache::Cache;
 pub use circuit_breaker::CircuitBreaker;
 pub use loop_guard::LoopGuard;
