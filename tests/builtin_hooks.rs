@@ -516,6 +516,39 @@ async fn a_cold_burst_of_identical_calls_runs_the_tool_once() {
     assert_eq!(outcomes.iter().filter(|o| **o == Outcome::Cached).count(), 49);
 }
 
+/// Two processes sharing a store (here two toolboxes, each with its own cache hook, on
+/// one `MemoryStore`): a cold burst across both runs the tool once; the other process
+/// waits for the entry through the store.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_across_processes_sharing_a_store_runs_the_tool_once() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let store = Arc::new(toolkit::hooks::store::MemoryStore::new());
+    let replica = |runs: &Arc<AtomicUsize>| {
+        let slow = counted("slow_lookup", read_only(), runs, |_| async {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            Ok(Output::text("answer"))
+        });
+        let (tools, records) = toolbox_with(slow);
+        (Arc::new(tools.with_hook(Cache::ttl(Duration::from_secs(60)).store(Arc::clone(&store)))), records)
+    };
+    let (a, records_a) = replica(&runs);
+    let (b, records_b) = replica(&runs);
+    let burst: Vec<_> = (0..40)
+        .map(|i| {
+            let tools = Arc::clone(if i % 2 == 0 { &a } else { &b });
+            tokio::spawn(async move { tools.call(call(&i.to_string(), "slow_lookup", json!({"q": "x"}))).await })
+        })
+        .collect();
+    for call in burst {
+        assert_eq!(call.await.unwrap().content, "answer");
+    }
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "the tool ran once for 40 identical calls in two processes");
+    let outcomes: Vec<Outcome> =
+        records_a.lock().unwrap().iter().chain(records_b.lock().unwrap().iter()).map(|r| r.outcome).collect();
+    assert_eq!(outcomes.len(), 40);
+    assert_eq!(outcomes.iter().filter(|o| **o == Outcome::Cached).count(), 39);
+}
+
 /// When the call that runs the tool fails, the waiting calls do not hang: one of them
 /// runs the tool in its place.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -34,9 +34,13 @@ use crate::hook::{AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, Hook, 
 ///
 /// Concurrent identical calls run the tool once (single flight): the first to miss runs
 /// it, the others wait for it and are answered from the cache (outcome `cached`); if the
-/// first call fails, one of the waiting calls runs the tool in its place. This holds
-/// within one process, per cache hook; across processes sharing a [`Store`] each
-/// process runs the tool at most once per burst.
+/// first call fails, one of the waiting calls runs the tool in its place. Across
+/// processes sharing a [`Store`] the same holds through the store: the first process to
+/// miss takes a flight lock in the store (`set_if_absent`, expiring after
+/// [`flight_timeout`](Cache::flight_timeout), 30 s by default); the others poll the store
+/// for the entry (5 ms, doubling up to 100 ms) until it appears or the lock goes, and
+/// run the tool themselves only if it does not appear within the timeout. A store error
+/// while taking the lock runs the tool (fail open).
 ///
 /// Named `cache`, priority -100. It fails open: if its store cannot answer, the call
 /// runs as on a miss (an outage must not stop the tools).
@@ -69,6 +73,7 @@ use crate::hook::{AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, Hook, 
 pub struct Cache {
     name: Cow<'static, str>,
     ttl: Duration,
+    flight_timeout: Duration,
     store: Arc<dyn Store>,
 }
 
@@ -81,7 +86,20 @@ impl fmt::Debug for Cache {
 impl Cache {
     /// Keeps results for `ttl`.
     pub fn ttl(ttl: Duration) -> Self {
-        Cache { name: Cow::Borrowed("cache"), ttl, store: Arc::new(MemoryStore::new()) }
+        Cache {
+            name: Cow::Borrowed("cache"),
+            ttl,
+            flight_timeout: Duration::from_secs(30),
+            store: Arc::new(MemoryStore::new()),
+        }
+    }
+
+    /// How long calls in other processes wait for the one running the tool before they
+    /// run it themselves, and how long its lock in the store lives (default 30 s; set
+    /// it above the tool's usual duration).
+    pub fn flight_timeout(mut self, timeout: Duration) -> Self {
+        self.flight_timeout = timeout;
+        self
     }
 
     /// Keeps the entries in `store` (shared with other hooks or processes).
@@ -107,10 +125,12 @@ struct Shared {
 }
 
 /// The call that runs the tool for a key: when the call ends, however it ends (this is
-/// dropped with the call's extensions), the calls waiting for it are woken.
+/// dropped with the call's extensions), the calls waiting for it are woken, and its
+/// flight lock in the store (if it took one) is released.
 struct Leader {
     shared: Arc<Shared>,
     key: String,
+    lock: Option<String>,
 }
 
 impl Drop for Leader {
@@ -119,6 +139,50 @@ impl Drop for Leader {
         if let Some(flight) = flights.remove(&self.key) {
             flight.notify_waiters();
         }
+        drop(flights);
+        if let (Some(lock), Ok(runtime)) = (self.lock.take(), tokio::runtime::Handle::try_current()) {
+            let store = Arc::clone(&self.shared.config.store);
+            // Released in the background; if it fails, the lock expires.
+            runtime.spawn(async move { store.delete(&lock).await });
+        }
+    }
+}
+
+/// What the store says about a key another process is running the tool for.
+enum Remote {
+    /// The entry appeared.
+    Hit(Vec<u8>),
+    /// This process runs the tool (it took the lock, or waited long enough).
+    Run(Option<String>),
+}
+
+/// Takes the key's flight lock in the store, or waits for the process holding it.
+async fn remote_flight(config: &Cache, key: &str) -> Remote {
+    let lock = format!("{key}:flight");
+    let deadline = tokio::time::Instant::now() + config.flight_timeout;
+    let mut pause = Duration::from_millis(5);
+    loop {
+        match config.store.set_if_absent(&lock, b"1".to_vec(), Some(config.flight_timeout)).await {
+            Ok(true) => return Remote::Run(Some(lock)),
+            Ok(false) => {}
+            // The store cannot say: run the tool (fail open).
+            Err(_) => return Remote::Run(None),
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Remote::Run(None);
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_millis(100));
+        if let Ok(Some(bytes)) = config.store.get(key).await {
+            return Remote::Hit(bytes);
+        }
+    }
+}
+
+fn cached(key: &str, bytes: Vec<u8>) -> Result<Decision, HookError> {
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(Decision::Return(Output::text(text))),
+        Err(_) => Err(HookError::new(format!("the cache entry `{key}` is not UTF-8 text"))),
     }
 }
 
@@ -136,10 +200,7 @@ impl BeforeHook for Handle {
         HookStep::Pending(Box::pin(async move {
             loop {
                 if let Some(bytes) = config.store.get(&key).await.map_err(HookError::new)? {
-                    return match String::from_utf8(bytes) {
-                        Ok(text) => Ok(Decision::Return(Output::text(text))),
-                        Err(_) => Err(HookError::new(format!("the cache entry `{key}` is not UTF-8 text"))),
-                    };
+                    return cached(&key, bytes);
                 }
                 // A miss: run the tool, unless an identical call is running it already;
                 // then wait for that one and look again.
@@ -162,9 +223,16 @@ impl BeforeHook for Handle {
                 match waiting {
                     Some(notified) => notified.await,
                     None => {
+                        // This call leads here; identical calls of this process wait for
+                        // it. Another process may be running the tool already.
+                        let mut leader = Leader { shared: Arc::clone(&self.0), key: key.clone(), lock: None };
+                        match remote_flight(config, &key).await {
+                            Remote::Hit(bytes) => return cached(&key, bytes),
+                            Remote::Run(lock) => leader.lock = lock,
+                        }
                         let owner = owner(&self.0);
-                        Carried::put(call.extensions_mut(), owner, MissedKey(key.clone()));
-                        Carried::put(call.extensions_mut(), owner, Leader { shared: Arc::clone(&self.0), key });
+                        Carried::put(call.extensions_mut(), owner, MissedKey(key));
+                        Carried::put(call.extensions_mut(), owner, leader);
                         return Ok(Decision::Continue);
                     }
                 }
