@@ -113,6 +113,68 @@ impl InProcess {
         self.send(&request).await;
         self.receive().await.len()
     }
+
+    /// One `tools/call` of the run-time tool `name`, answered.
+    async fn call_named(&mut self, name: &str) -> usize {
+        let request = json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": {"name": name, "arguments": {"x": "1"}}});
+        self.next_id += 1;
+        self.send(&request.to_string()).await;
+        let answer = self.receive().await;
+        assert!(answer.contains("\"ok\""), "{answer}");
+        answer.len()
+    }
+}
+
+/// Run-time tools at scale (issue: flat at 100,000 tools): how long registering `n`
+/// tools with `add_dynamic` takes, how long from `McpServer::new` to the `initialize`
+/// answer, and a call of the first tool against one of the last (interleaved batches,
+/// medians).
+fn scale(rt: &Runtime, sizes: &[usize], batches: usize, per_batch: usize) {
+    println!();
+    println!("## Run-time tools: registration, first answer, first vs last tool");
+    println!();
+    println!(
+        "| run-time tools | register (add_dynamic) | new server → initialize answered | call the first | call the last | last / first |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for &n in sizes {
+        let start = Instant::now();
+        let mut toolbox = Toolbox::new();
+        for i in 0..n {
+            let spec = ToolSpec::new(
+                format!("tool_{i}"),
+                "A run-time tool.",
+                json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"], "additionalProperties": false}),
+            );
+            toolbox.add_dynamic(FnTool::new(spec, |_| async { Ok(Output::text("ok")) })).expect("unique names");
+        }
+        let register = start.elapsed();
+        let toolbox = Arc::new(toolbox);
+        let start = Instant::now();
+        let mut client = rt.block_on(InProcess::start(toolbox));
+        let answered = start.elapsed();
+        let (first, last) = ("tool_0".to_owned(), format!("tool_{}", n - 1));
+        let mut times: [Vec<f64>; 2] = Default::default();
+        for _ in 0..batches {
+            for (slot, name) in [(0, &first), (1, &last)] {
+                let start = Instant::now();
+                rt.block_on(async {
+                    for _ in 0..per_batch {
+                        black_box(client.call_named(name).await);
+                    }
+                });
+                times[slot].push(start.elapsed().as_secs_f64());
+            }
+        }
+        let per_call = |i: usize| median(times[i].clone()) / per_batch as f64 * 1e6;
+        let (first_us, last_us) = (per_call(0), per_call(1));
+        println!(
+            "| {n} | {:.1} ms | {:.1} ms | {first_us:.2} µs | {last_us:.2} µs | {:.2}x |",
+            register.as_secs_f64() * 1e3,
+            answered.as_secs_f64() * 1e3,
+            last_us / first_us
+        );
+    }
 }
 
 /// A server process on stdio and the client's ends of its pipes.
@@ -289,5 +351,11 @@ fn main() {
     }
     criterion.final_summary();
 
-    if full { summary(&rt, 31, 2_000) } else { summary(&rt, 3, 5) }
+    if full {
+        summary(&rt, 31, 2_000);
+        scale(&rt, &[2, 1_000, 100_000], 15, 1_000);
+    } else {
+        summary(&rt, 3, 5);
+        scale(&rt, &[2, 1_000], 2, 3);
+    }
 }

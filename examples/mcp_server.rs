@@ -54,8 +54,7 @@ fn options() -> Result<Options, String> {
     Ok(options)
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     // stderr only: on stdio, stdout is the protocol channel.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -74,7 +73,18 @@ async fn main() -> ExitCode {
             return if problem.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(2) };
         }
     };
-    match run(options).await {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(run(options));
+    // A tool stuck in blocking I/O (a timed-out read of a FIFO, say) must not keep the
+    // process alive once the client has left: blocking tasks get 2 s, then we exit.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!("{error}");

@@ -171,6 +171,94 @@ async fn malformed_json_rpc_is_skipped_or_refused_and_the_session_goes_on() {
 }
 
 #[tokio::test]
+async fn messages_before_initialize_are_ignored_and_the_session_still_starts() {
+    for early in [
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}"#,
+        INITIALIZED,
+        r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#,
+        r#"{"jsonrpc":"2.0","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","id":99,"result":{}}"#,
+    ] {
+        let mut h = start();
+        h.client.send(early).await;
+        h.client.send(INITIALIZE).await;
+        let init = h.client.recv().await;
+        assert_eq!(init["id"], 0, "after {early}: {init}");
+        assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "after {early}: {init}");
+        h.client.send(INITIALIZED).await;
+        h.client.send(&call(1, "echo", json!({"value": 1}))).await;
+        assert_eq!(h.client.recv().await["id"], 1, "after {early}");
+        disconnect(h).await;
+    }
+}
+
+#[tokio::test]
+async fn bad_params_of_known_methods_are_invalid_params_with_a_short_message() {
+    let mut h = initialized().await;
+    let call_with = |id: u64, params: Option<Value>| {
+        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call"});
+        if let Some(params) = params {
+            message["params"] = params;
+        }
+        message.to_string()
+    };
+    let cases = [
+        None,
+        Some(json!({})),
+        Some(json!({"name": 123})),
+        Some(json!({"name": null})),
+        Some(json!({"name": "echo", "arguments": "value=1"})),
+        Some(json!({"name": "echo", "arguments": [1]})),
+        Some(json!({"name": "echo", "arguments": 7})),
+    ];
+    for (id, params) in (1..).zip(cases) {
+        h.client.send(&call_with(id, params.clone())).await;
+        let refused = h.client.recv().await;
+        assert_eq!(
+            (refused["id"].clone(), refused["error"]["code"].clone()),
+            (json!(id), json!(-32602)),
+            "{params:?}: {refused}"
+        );
+    }
+    // Other methods' params, and `_meta` that is not an object (answered with the id).
+    for (id, message) in [
+        (20, json!({"jsonrpc": "2.0", "id": 20, "method": "tools/list", "params": {"cursor": 5}})),
+        (21, json!({"jsonrpc": "2.0", "id": 21, "method": "tools/list", "params": {"_meta": "x"}})),
+        (22, json!({"jsonrpc": "2.0", "id": 22, "method": "initialize", "params": {"capabilities": {}}})),
+        (23, json!({"jsonrpc": "2.0", "id": 23, "method": "initialize", "params": {"protocolVersion": 20251125}})),
+    ] {
+        h.client.send(&message.to_string()).await;
+        let refused = h.client.recv().await;
+        assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (json!(id), json!(-32602)), "{refused}");
+    }
+    // A megabyte method name is not echoed back whole.
+    h.client.send(&json!({"jsonrpc": "2.0", "id": 30, "method": "x".repeat(1 << 20)}).to_string()).await;
+    let unknown = h.client.recv().await;
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    assert!(unknown.to_string().len() < 300, "{} bytes", unknown.to_string().len());
+    // A request pretty-printed over several lines is one request.
+    let pretty = serde_json::to_string_pretty(&json!({"jsonrpc": "2.0", "id": 31, "method": "tools/call", "params": {"name": "echo", "arguments": {"value": "pretty"}}})).unwrap();
+    h.client.send(&pretty).await;
+    let answered = h.client.recv().await;
+    assert_eq!(
+        (answered["id"].clone(), answered["result"]["content"][0]["text"].clone()),
+        (json!(31), json!("\"pretty\"")),
+        "{answered}"
+    );
+    assert_eq!(disconnect(h).await, [("echo".to_string(), Outcome::Ok)]);
+}
+
+#[tokio::test]
+async fn a_modern_ping_says_its_result_type() {
+    let mut h = start();
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    h.client.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_meta": meta}}).to_string()).await;
+    let pong = h.client.recv().await;
+    assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete"}}));
+    disconnect(h).await;
+}
+
+#[tokio::test]
 async fn wrong_protocol_versions_are_negotiated_or_refused_with_the_supported_list() {
     let mut h = start();
     // An unknown version at initialize: the server answers with the newest one it has
@@ -317,15 +405,20 @@ async fn a_client_that_leaves_before_saying_anything_is_a_clean_end() {
     assert!(disconnect(h).await.is_empty());
 }
 
-/// One HTTP/1.1 request on a fresh connection: the status code and the body.
+/// One HTTP/1.1 POST on a fresh connection: the status code and the body.
 fn http(url: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    http_method("POST", url, path, headers, body)
+}
+
+/// One HTTP/1.1 request on a fresh connection: the status code and the body.
+fn http_method(method: &str, url: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
     use std::io::{Read, Write};
     let authority = url.trim_start_matches("http://").split('/').next().unwrap();
     let mut stream = std::net::TcpStream::connect(authority).expect("connect");
     // `Host` is the server's own authority unless the test gives one.
     let host = headers.iter().find(|(name, _)| *name == "Host").map_or(authority, |(_, value)| *value);
     let mut request =
-        format!("POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+        format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
     for (name, value) in headers.iter().filter(|(name, _)| *name != "Host") {
         request.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -343,9 +436,33 @@ fn bad_http_requests_get_clear_http_errors_and_the_server_stays_up() {
     let dir = support::scratch("mcp-http-bad");
     let server = support::HttpServer::start(&dir.join("data"), &dir.join("audit.jsonl"));
     let json = [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
-    let (status, body) = http(&server.url, "/mcp", &json, "{this is not json");
-    assert_eq!(status, 415, "{body}");
-    assert!(body.contains("fail to deserialize request body"), "{body}");
+    // A body that is not one JSON-RPC message: 400 with a JSON-RPC error.
+    for (bad, code) in [("{this is not json", -32700), (r#"{"jsonrpc":"2.0","id":1,"meth"#, -32700), ("[1, 2]", -32600)]
+    {
+        let (status, body) = http(&server.url, "/mcp", &json, bad);
+        assert_eq!(status, 400, "{bad}: {body}");
+        let error: Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("{body}"));
+        assert_eq!(error["error"]["code"], code, "{bad}: {body}");
+    }
+    // Bad params of a known method: a JSON-RPC error naming the fault.
+    let (status, body) =
+        http(&server.url, "/mcp", &json, r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":123}}"#);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("-32602") && body.contains("`name` must be a string"), "{body}");
+    // A session that does not exist cannot be deleted.
+    let mut session = json.to_vec();
+    session.push(("Mcp-Session-Id", "no-such-session"));
+    let (status, body) = http_method("DELETE", &server.url, "/mcp", &session, "");
+    assert_eq!(status, 404, "{body}");
+    // A page from another site cannot call the server from a browser: its `Origin` is
+    // refused, as is `Origin: null`; a page on this machine is served.
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    for (origin, expected) in [("http://evil.example", 403), ("null", 403), ("http://localhost:3000", 200)] {
+        let mut from = json.to_vec();
+        from.push(("Origin", origin));
+        let (status, body) = http(&server.url, "/mcp", &from, list);
+        assert_eq!(status, expected, "Origin {origin}: {body}");
+    }
     let mut wrong_version = json.to_vec();
     wrong_version.push(("MCP-Protocol-Version", "2099-01-01"));
     let (status, body) = http(&server.url, "/mcp", &wrong_version, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);

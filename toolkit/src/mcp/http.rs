@@ -3,32 +3,65 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::server::conn::http1;
-use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service;
 
+use super::gate::{Gate, Verdict, error};
 use super::{McpError, McpServer};
 
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
 
+/// Browser origins accepted by default: pages served from this machine.
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
+
+/// The largest request body read, in bytes.
+const MAX_BODY: usize = 16 << 20;
+
+type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+
 /// An [`McpServer`] bound to a TCP address, serving MCP's streamable HTTP transport at
 /// `/mcp` (HTTP/1.1), from [`McpServer::bind_http`].
 ///
 /// Legacy clients get a session (`Mcp-Session-Id`) after `initialize`; 2026-07-28
-/// clients are served statelessly, one self-contained POST per request. Only `Host`
-/// headers naming a loopback address are accepted by default (a guard against DNS
-/// rebinding); a server shared across machines lists its public names with
-/// [`with_allowed_hosts`](McpHttpServer::with_allowed_hosts).
+/// clients are served statelessly, one self-contained POST per request.
+///
+/// Guards, on by default:
+/// - **`Host`**: only loopback names are accepted (against DNS rebinding); a server
+///   shared across machines lists its public names with
+///   [`with_allowed_hosts`](McpHttpServer::with_allowed_hosts).
+/// - **`Origin`**: a request from a browser page must come from a loopback origin
+///   (`http://localhost:*` and the like), or one added with
+///   [`with_allowed_origins`](McpHttpServer::with_allowed_origins); others, and
+///   `Origin: null`, get 403. Requests without `Origin` (not from a browser) pass.
+/// - **Timeouts**: a client must send a request's headers within 10 s of connecting or
+///   of its previous response (so a half-sent request or an idle connection is closed;
+///   [`with_header_timeout`](McpHttpServer::with_header_timeout)), and at shutdown the
+///   connections get 10 s to finish before they are closed
+///   ([`with_shutdown_timeout`](McpHttpServer::with_shutdown_timeout)).
+/// - **Bodies**: a body that is not JSON, or is a JSON-RPC batch, gets 400 with a
+///   JSON-RPC error; one over 16 MiB gets 413; a message with bad params gets a
+///   JSON-RPC error naming the fault (the same checks as on stdio).
 ///
 /// ```no_run
 /// # async fn run(server: toolkit::mcp::McpServer) -> Result<(), toolkit::mcp::McpError> {
@@ -45,6 +78,8 @@ pub struct McpHttpServer {
     addr: SocketAddr,
     config: StreamableHttpServerConfig,
     shutdown: CancellationToken,
+    header_timeout: Duration,
+    shutdown_timeout: Duration,
 }
 
 impl std::fmt::Debug for McpHttpServer {
@@ -58,7 +93,7 @@ impl McpHttpServer {
         let listener = TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         let shutdown = CancellationToken::new();
-        let config = StreamableHttpServerConfig::default();
+        let config = StreamableHttpServerConfig::default().with_allowed_origins(LOOPBACK_ORIGINS);
         if !addr.ip().is_loopback() {
             tracing::warn!(
                 %addr,
@@ -66,7 +101,15 @@ impl McpHttpServer {
                  until the server's public names are listed with `with_allowed_hosts`"
             );
         }
-        Ok(McpHttpServer { server, listener, addr, config, shutdown })
+        Ok(McpHttpServer {
+            server,
+            listener,
+            addr,
+            config,
+            shutdown,
+            header_timeout: Duration::from_secs(10),
+            shutdown_timeout: Duration::from_secs(10),
+        })
     }
 
     /// The address the server listens on (with the port picked for `:0`).
@@ -87,6 +130,29 @@ impl McpHttpServer {
         self
     }
 
+    /// Browser origins accepted besides the loopback ones (`"https://app.example.com"`,
+    /// `"https://app.example.com:8443"`, `"http://localhost:*"` for any port).
+    pub fn with_allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let mut all = std::mem::take(&mut self.config.allowed_origins);
+        all.extend(origins.into_iter().map(Into::into));
+        self.config = self.config.with_allowed_origins(all);
+        self
+    }
+
+    /// How long a client may take to send a request's headers, counted from the
+    /// connection or from the previous response (default 10 s).
+    pub fn with_header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// How long the connections and running calls get to finish after shutdown is
+    /// asked, before the connections are closed (default 10 s).
+    pub fn with_shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
     /// The SDK's configuration of the transport (keep-alive, JSON responses, session
     /// mode, body size limit, allowed origins), for what the methods here do not cover.
     pub fn config_mut(&mut self) -> &mut StreamableHttpServerConfig {
@@ -101,15 +167,15 @@ impl McpHttpServer {
 
     /// Serves until the [`shutdown_token`](McpHttpServer::shutdown_token) is cancelled.
     pub async fn run(self) -> Result<(), McpError> {
-        let McpHttpServer { server, listener, addr, config, shutdown } = self;
+        let McpHttpServer { server, listener, addr, config, shutdown, header_timeout, shutdown_timeout } = self;
         // Every session of this HTTP server shares one connection state.
         let server = server.for_new_connection();
         // The sessions end after the calls are told the shutdown is no cancellation.
         let sessions = CancellationToken::new();
         let config = config.with_cancellation_token(sessions.clone());
         let factory = server.clone();
-        let service =
-            StreamableHttpService::new(move || Ok(factory.clone()), Arc::new(LocalSessionManager::default()), config);
+        let manager = Arc::new(LocalSessionManager::default());
+        let service = StreamableHttpService::new(move || Ok(factory.clone()), Arc::clone(&manager), config);
         tracing::info!(%addr, path = MCP_PATH, "MCP server listening (streamable HTTP)");
         let mut connections = JoinSet::new();
         loop {
@@ -127,19 +193,17 @@ impl McpHttpServer {
                     continue;
                 }
             };
-            let service = service.clone();
+            let (service, manager) = (service.clone(), Arc::clone(&manager));
             let shutdown = shutdown.clone();
             connections.spawn(async move {
                 let route = hyper::service::service_fn(move |request: Request<Incoming>| {
-                    let mut service = service.clone();
-                    async move {
-                        if request.uri().path() != MCP_PATH {
-                            return Ok::<_, Infallible>(not_found());
-                        }
-                        service.call(request).await
-                    }
+                    let (service, manager) = (service.clone(), Arc::clone(&manager));
+                    async move { Ok::<_, Infallible>(route(request, service, &manager).await) }
                 });
-                let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), route);
+                let connection = http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(header_timeout)
+                    .serve_connection(TokioIo::new(stream), route);
                 let mut connection = std::pin::pin!(connection);
                 let served = tokio::select! {
                     served = connection.as_mut() => served,
@@ -156,16 +220,89 @@ impl McpHttpServer {
         drop(listener);
         server.mark_closed();
         sessions.cancel();
-        while connections.join_next().await.is_some() {}
-        server.wait_for_calls().await;
+        let finished = tokio::time::timeout(shutdown_timeout, async {
+            while connections.join_next().await.is_some() {}
+            server.wait_for_calls().await;
+        })
+        .await;
+        if finished.is_err() {
+            tracing::warn!(%addr, ?shutdown_timeout, "MCP connections still open at the shutdown deadline; closing them");
+            connections.shutdown().await;
+        }
         tracing::info!(%addr, "MCP server stopped");
         Ok(())
     }
 }
 
-fn not_found() -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
-    let body = Full::new(Bytes::from_static(b"not found: the MCP endpoint is /mcp\n")).boxed();
-    let mut response = Response::new(body);
-    *response.status_mut() = StatusCode::NOT_FOUND;
+/// One request: the path, the body (JSON, one message, checked by the gate), and
+/// `DELETE` of an unknown session, before the SDK sees it.
+async fn route<S>(request: Request<Incoming>, mut service: S, manager: &LocalSessionManager) -> Response<Body>
+where
+    S: Service<Request<Full<Bytes>>, Response = Response<Body>, Error = Infallible>,
+{
+    if request.uri().path() != MCP_PATH {
+        return not_found();
+    }
+    let (parts, body) = request.into_parts();
+    if parts.method == Method::DELETE
+        && let Some(id) = parts.headers.get("mcp-session-id").and_then(|v| v.to_str().ok())
+        && !manager.has_session(&Arc::from(id)).await.unwrap_or(true)
+    {
+        return plain(StatusCode::NOT_FOUND, "no such MCP session\n");
+    }
+    let bytes = match Limited::new(body, MAX_BODY).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => {
+            return json(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &error(&Value::Null, -32600, "Invalid Request: the body is larger than 16 MiB"),
+            );
+        }
+    };
+    if parts.method == Method::POST {
+        let message: Value = match serde_json::from_slice(&bytes) {
+            Ok(message) => message,
+            Err(_) => {
+                return json(StatusCode::BAD_REQUEST, &error(&Value::Null, -32700, "Parse error: the body is not JSON"));
+            }
+        };
+        if message.is_array() {
+            return json(
+                StatusCode::BAD_REQUEST,
+                &error(
+                    &Value::Null,
+                    -32600,
+                    "Invalid Request: batches are not supported; send one message per request",
+                ),
+            );
+        }
+        match Gate::started().check(&message) {
+            Verdict::Forward => {}
+            Verdict::Drop(_) => return plain(StatusCode::ACCEPTED, ""),
+            Verdict::Reply(reply) => return json(StatusCode::OK, &reply),
+        }
+    }
+    match service.call(Request::from_parts(parts, Full::new(bytes))).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+fn json(status: StatusCode, body: &Value) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *response.status_mut() = status;
     response
+        .headers_mut()
+        .insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
+    response
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *response.status_mut() = status;
+    response
+}
+
+fn not_found() -> Response<Body> {
+    plain(StatusCode::NOT_FOUND, "not found: the MCP endpoint is /mcp\n")
 }

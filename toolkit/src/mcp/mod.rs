@@ -32,8 +32,10 @@
 
 mod client;
 mod error;
+mod gate;
 mod http;
 mod server;
+mod stream;
 
 pub use client::McpTools;
 pub use error::McpError;

@@ -1,10 +1,8 @@
 //! Serving a toolbox over MCP.
 
 use std::collections::HashMap;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -14,11 +12,11 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::McpError;
+use super::{McpError, stream};
 use crate::hook::Scope;
 use crate::schema::Target;
 use crate::{ToolCall, ToolResult, Toolbox};
@@ -202,6 +200,12 @@ impl McpServer {
     /// Serves one client over this process's standard input and output until the
     /// client closes its end, then waits for the calls still running. Nothing but
     /// protocol messages is written to stdout: log with `tracing` to stderr.
+    ///
+    /// A tool that timed out while stuck in blocking I/O (opening a FIFO, say) keeps its
+    /// blocking thread, and a `#[tokio::main]` runtime waits for it at exit. Build the
+    /// runtime yourself and end it with
+    /// [`shutdown_timeout`](tokio::runtime::Runtime::shutdown_timeout) so the process
+    /// exits in bounded time (the `mcp_server` example does).
     pub async fn serve_stdio(self) -> Result<(), McpError> {
         let (reader, writer) = rmcp::transport::stdio_pipes();
         self.serve(reader, writer).await
@@ -218,18 +222,33 @@ impl McpServer {
         // This connection's own calls and end, whatever other connections do.
         let server = self.for_new_connection();
         let connection = Arc::clone(&server.connection);
-        let reader = EofSignal { inner: reader, closed: connection.closed.clone() };
-        let outcome = match server.serve_with_ct((reader, writer), CancellationToken::new()).await {
+        // The SDK reads and writes through the gate: every message the client sends is
+        // checked (and answered here when it is malformed), and the gate's answers and
+        // the SDK's share the client's stream a whole line at a time.
+        let (to_sdk, sdk_side) = tokio::io::duplex(1 << 16);
+        let (sdk_read, _) = tokio::io::split(sdk_side);
+        let (from_sdk, sdk_out) = tokio::io::duplex(1 << 16);
+        let (_, sdk_write) = tokio::io::split(sdk_out);
+        let (replies, replied) = tokio::sync::mpsc::channel(64);
+        let input = tokio::spawn(stream::pump_in(reader, to_sdk, replies, connection.closed.clone()));
+        let output = tokio::spawn(stream::pump_out(from_sdk, replied, writer));
+        let outcome = match server.serve_with_ct((sdk_read, sdk_write), CancellationToken::new()).await {
             Ok(running) => running.waiting().await.map(|reason| {
                 tracing::debug!(?reason, "MCP session ended");
             }),
             // A client that leaves before its first request is a clean end, not an error.
             Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
-            Err(error) => return Err(McpError::Handshake(error.to_string())),
+            Err(error) => {
+                input.abort();
+                let _ = output.await;
+                return Err(McpError::Handshake(error.to_string()));
+            }
         };
         connection.closed.cancel();
         connection.calls.close();
         connection.calls.wait().await;
+        input.abort();
+        let _ = output.await;
         outcome.map_err(|e| McpError::Task(e.to_string()))
     }
 
@@ -361,32 +380,15 @@ impl ServerHandler for McpServer {
             // the client gets the protocol error MCP prescribes, with the toolbox's text.
             let result = self.run_call(request, cx).await;
             let message = result.content.first().and_then(ContentBlock::as_text).map(|t| t.text.clone());
-            let available: Vec<&str> = self.inner.list.tools.iter().map(|t| t.name.as_ref()).collect();
+            // Bounded however many tools there are: the first 50 names and a count.
+            let tools = &self.inner.list.tools;
+            let available: Vec<&str> = tools.iter().take(50).map(|t| t.name.as_ref()).collect();
             return Err(ErrorData::invalid_params(
                 message.unwrap_or_else(|| "unknown tool".into()),
-                Some(json!({ "available": available })),
+                Some(json!({ "available": available, "total": tools.len() })),
             ));
         }
         Ok(CallToolResponse::Complete(self.run_call(request, cx).await))
-    }
-}
-
-/// A reader that tells when the peer has closed its end (EOF or a read error).
-struct EofSignal<R> {
-    inner: R,
-    closed: CancellationToken,
-}
-
-impl<R: AsyncRead + Unpin> AsyncRead for EofSignal<R> {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let poll = Pin::new(&mut self.inner).poll_read(cx, buf);
-        match &poll {
-            Poll::Ready(Ok(())) if buf.filled().len() == before && buf.remaining() > 0 => self.closed.cancel(),
-            Poll::Ready(Err(_)) => self.closed.cancel(),
-            _ => {}
-        }
-        poll
     }
 }
 

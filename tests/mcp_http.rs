@@ -1,0 +1,225 @@
+//! The MCP HTTP server against slow, idle and many clients: header and idle timeouts,
+//! a shutdown deadline, and a load check (50 clients × 200 calls, stateless 2026-07-28
+//! era); and the stdio server exiting while a timed-out tool is stuck in blocking I/O.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use toolkit::mcp::{McpHttpServer, McpServer};
+use toolkit::{CallRecord, FnTool, Output, ToolSpec, Toolbox};
+
+fn echo_toolbox(records: Arc<Mutex<Vec<String>>>) -> Toolbox {
+    let spec = ToolSpec::new(
+        "echo",
+        "Echo the value.",
+        json!({"type": "object", "properties": {"value": {}}, "required": ["value"], "additionalProperties": false}),
+    );
+    let mut tools = Toolbox::new().with_sink(move |r: &CallRecord| records.lock().unwrap().push(r.call_id.clone()));
+    tools.add_dynamic(FnTool::new(spec, |args| async move { Ok(Output::text(args["value"].to_string())) })).unwrap();
+    tools
+}
+
+async fn bind(records: Arc<Mutex<Vec<String>>>) -> McpHttpServer {
+    McpServer::new(echo_toolbox(records)).bind_http("127.0.0.1:0").await.unwrap()
+}
+
+/// Reads until the server closes the connection (or 20 s pass: then the test fails).
+async fn closed_by_server(stream: &mut TcpStream) -> Duration {
+    let started = Instant::now();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tokio::time::timeout(Duration::from_secs(20), stream.read(&mut buf)).await {
+            Ok(Ok(0) | Err(_)) => return started.elapsed(),
+            Ok(Ok(_)) => {}
+            Err(_) => panic!("the server kept the connection open for 20 s"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn half_sent_and_idle_connections_are_closed() {
+    let http = bind(Arc::default()).await.with_header_timeout(Duration::from_millis(300));
+    let addr = http.local_addr();
+    let stop = http.shutdown_token();
+    let running = tokio::spawn(http.run());
+
+    // Half a request, then nothing.
+    let mut half = TcpStream::connect(addr).await.unwrap();
+    half.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: app").await.unwrap();
+    let waited = closed_by_server(&mut half).await;
+    println!("a half-sent request was closed after {waited:?}");
+    // Connected, never a byte.
+    let mut silent = TcpStream::connect(addr).await.unwrap();
+    closed_by_server(&mut silent).await;
+    // One request answered, then idle on a kept-alive connection.
+    let mut idle = TcpStream::connect(addr).await.unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    idle.write_all(request.as_bytes()).await.unwrap();
+    closed_by_server(&mut idle).await;
+
+    stop.cancel();
+    running.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn shutdown_closes_connections_that_do_not_finish_by_the_deadline() {
+    let http = bind(Arc::default())
+        .await
+        .with_header_timeout(Duration::from_secs(3600))
+        .with_shutdown_timeout(Duration::from_millis(500));
+    let addr = http.local_addr();
+    let stop = http.shutdown_token();
+    let running = tokio::spawn(http.run());
+    let mut stalled = TcpStream::connect(addr).await.unwrap();
+    stalled.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let asked = Instant::now();
+    stop.cancel();
+    tokio::time::timeout(Duration::from_secs(20), running)
+        .await
+        .expect("run returns by the deadline")
+        .unwrap()
+        .unwrap();
+    println!("stopped {:?} after the shutdown was asked", asked.elapsed());
+    closed_by_server(&mut stalled).await;
+}
+
+/// One stateless (2026-07-28) `tools/call` over HTTP: the result's text.
+async fn modern_call(client: &reqwest::Client, url: &str, id: u64) -> Result<String, String> {
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo", "arguments": {"value": id}, "_meta": meta}});
+    let response = client
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", "echo")
+        .body(body.to_string())
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    let status = response.status();
+    let text = response.text().await.map_err(|e| e.to_string())?;
+    // A JSON body, or an event stream whose `data:` line is the message.
+    let message = text.lines().find_map(|l| l.strip_prefix("data:")).map_or(text.as_str(), str::trim);
+    let message: Value = serde_json::from_str(message).map_err(|_| format!("{status}: {text}"))?;
+    match message["result"]["content"][0]["text"].as_str() {
+        Some(text) if message["result"]["isError"] != json!(true) => Ok(text.to_owned()),
+        _ => Err(format!("{status}: {message}")),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_clients_two_hundred_calls_each_all_answered_and_audited_once() {
+    let records = Arc::new(Mutex::new(Vec::new()));
+    let http = bind(Arc::clone(&records)).await;
+    let url = http.url();
+    let stop = http.shutdown_token();
+    let running = tokio::spawn(http.run());
+    let started = Instant::now();
+    let clients: Vec<_> = (0..50u64)
+        .map(|c| {
+            let url = url.clone();
+            tokio::spawn(async move {
+                let client = reqwest::Client::new();
+                let mut latencies = Vec::with_capacity(200);
+                let mut errors = Vec::new();
+                for i in 0..200 {
+                    let id = c * 1000 + i;
+                    let sent = Instant::now();
+                    match modern_call(&client, &url, id).await {
+                        Ok(text) if text == id.to_string() => {}
+                        Ok(text) => errors.push(format!("call {id} answered {text}")),
+                        Err(e) => errors.push(format!("call {id}: {e}")),
+                    }
+                    latencies.push(sent.elapsed());
+                }
+                (latencies, errors)
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    let mut errors = Vec::new();
+    for client in clients {
+        let (l, e) = client.await.unwrap();
+        latencies.extend(l);
+        errors.extend(e);
+    }
+    let elapsed = started.elapsed();
+    stop.cancel();
+    running.await.unwrap().unwrap();
+    latencies.sort();
+    let p = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
+    println!(
+        "50 clients × 200 calls in {elapsed:?}: p50 {:?}, p99 {:?}, max {:?}, {} errors",
+        p(0.5),
+        p(0.99),
+        latencies.last().unwrap(),
+        errors.len()
+    );
+    assert!(errors.is_empty(), "{} errors, first: {:?}", errors.len(), errors.first());
+    let ids = records.lock().unwrap().clone();
+    assert_eq!(ids.len(), 10_000, "one record per call");
+    let unique: std::collections::HashSet<&String> = ids.iter().collect();
+    assert_eq!(unique.len(), 10_000, "every record has its own call id");
+}
+
+#[test]
+fn the_stdio_server_exits_when_stdin_closes_even_with_a_tool_stuck_in_blocking_io() {
+    use std::io::{BufRead, Write};
+    let dir = support::scratch("mcp-fifo");
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    // Reading a FIFO nobody writes to blocks for ever; the tool's 5 s timeout answers
+    // the call, and its blocking thread stays stuck.
+    let made = std::process::Command::new("mkfifo").arg(data.join("pipe")).status().unwrap();
+    assert!(made.success());
+    let mut server = std::process::Command::new(support::example("mcp_server"))
+        .arg("--data")
+        .arg(&data)
+        .arg("--audit")
+        .arg(dir.join("audit.jsonl"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("mcp_server starts");
+    let mut stdin = server.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(server.stdout.take().unwrap());
+    let mut line = String::new();
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    writeln!(stdin, "{initialize}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}").unwrap();
+    stdout.read_line(&mut line).unwrap();
+    let read = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "pipe"}}});
+    writeln!(stdin, "{read}").unwrap();
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains("did not finish within 5s"), "{line}");
+    // The client leaves: the server must exit, stuck thread or not.
+    drop(stdin);
+    let closed = Instant::now();
+    let deadline = closed + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            server.kill().ok();
+            panic!("the server did not exit within 30 s of stdin closing");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    println!("exited {:?} after stdin closed", closed.elapsed());
+    assert!(status.success(), "{status}");
+    std::fs::remove_dir_all(&dir).ok();
+}
