@@ -287,3 +287,16 @@ async fn file_agent_shows_a_refusal_and_a_cut_answer() {
     assert!(outputs[0].contains("── the model refused\nI can't help with reading those files."), "{}", outputs[0]);
     assert!(outputs[1].contains("The report says\n(cut: the token limit was reached)"), "{}", outputs[1]);
 }
+
+#[test]
+fn fleet_holds_one_rate_limit_across_three_replicas() {
+    // Starts a redis-server of its own (installed by .ci/run).
+    let out = run_with(&mut Command::new(example("fleet")), "fleet");
+    for replica in 1..=3 {
+        assert!(out.contains(&format!("replica {replica}: ")), "{out}");
+    }
+    assert!(
+        out.contains("30 calls round-robin: 10 allowed in all (limit 10) — the limit held across the fleet"),
+        "{out}"
+    );
+}

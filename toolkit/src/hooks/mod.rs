@@ -10,7 +10,7 @@
 //! | [`CircuitBreaker`] | before, after, error | `circuit_breaker` | 60 | continue (its store is down: calls go on) |
 //! | [`NormalizePaths`] | before | `normalize_paths` | 50 | block |
 //! | [`PathSandbox`] | before | `path_sandbox` | 40 | block |
-//! | [`LoopGuard`] | before | `loop_guard` | 35 | block |
+//! | [`LoopGuard`] | before | `loop_guard` | 35 | continue (its store is down: calls go on) |
 //! | [`RateLimit`] | before | `rate_limit` | 30 | block (its store is down: calls wait for it) |
 //! | [`Redactor`] | after | `redact` | 20 | block (unredacted text never reaches the model) |
 //! | [`Truncate`] | after | `truncate` | -20 | continue |
@@ -61,6 +61,8 @@ mod path_fields;
 mod path_sandbox;
 mod rate_limit;
 mod redact;
+#[cfg(feature = "redis")]
+mod redis_store;
 #[cfg(feature = "fs")]
 mod safe_dir;
 pub mod store;
@@ -79,6 +81,9 @@ pub use path_fields::DEFAULT_PATH_FIELDS;
 pub use path_sandbox::PathSandbox;
 pub use rate_limit::RateLimit;
 pub use redact::{PatternError, Redactor};
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use redis_store::RedisStore;
 #[cfg(feature = "fs")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
 pub use safe_dir::{DirEntry, SafeDir};

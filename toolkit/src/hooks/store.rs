@@ -14,6 +14,7 @@
 //! | [`set`](Store::set) | `SET key value PX ttl` (no `PX` without a TTL) |
 //! | [`set_if_absent`](Store::set_if_absent) | `SET key value NX PX ttl` |
 //! | [`delete`](Store::delete) | `DEL key` |
+//! | [`repeat`](Store::repeat) | one Lua script: `GET key`; the count plus one if the stored value is the same, else 1; `SET key "count\nvalue" PX ttl` |
 //!
 //! Keys are built by the hooks as `toolkit:{hook name}:{tool}:…`, so one server can
 //! hold several hooks' state; a counter is stored as its decimal text, as `INCR` does.
@@ -107,6 +108,40 @@ pub trait Store: Send + Sync + 'static {
 
     /// Removes `key`.
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Records `value` as the latest under `key` and returns how many times in a row it
+    /// has now been recorded (1 when it differs from the one before, or none was); the
+    /// key expires `ttl` after this call. [`LoopGuard`](super::LoopGuard) counts repeated
+    /// calls with it.
+    ///
+    /// The default implementation is a `get` then a `set`, not atomic: two processes
+    /// recording at once may both count from the same previous value. [`MemoryStore`]
+    /// and the Redis store do it atomically.
+    fn repeat<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Duration) -> BoxFuture<'a, Result<u32, StoreError>> {
+        Box::pin(async move {
+            let times = repeated(self.get(key).await?.as_deref(), value);
+            self.set(key, repeat_record(times, value), Some(ttl)).await?;
+            Ok(times)
+        })
+    }
+}
+
+/// How many times in a row `value` has been recorded, given the stored record.
+pub(crate) fn repeated(stored: Option<&[u8]>, value: &[u8]) -> u32 {
+    let Some(stored) = stored else { return 1 };
+    let Some(newline) = stored.iter().position(|&b| b == b'\n') else { return 1 };
+    if &stored[newline + 1..] != value {
+        return 1;
+    }
+    std::str::from_utf8(&stored[..newline]).ok().and_then(|n| n.parse::<u32>().ok()).map_or(1, |n| n.saturating_add(1))
+}
+
+/// The stored record of [`Store::repeat`]: `count\nvalue`.
+pub(crate) fn repeat_record(times: u32, value: &[u8]) -> Vec<u8> {
+    let mut record = times.to_string().into_bytes();
+    record.push(b'\n');
+    record.extend_from_slice(value);
+    record
 }
 
 /// A shared store is a store (`Arc<dyn Store>` can be handed to several hooks).
@@ -139,6 +174,9 @@ impl<S: Store + ?Sized> Store for Arc<S> {
     }
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         (**self).delete(key)
+    }
+    fn repeat<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Duration) -> BoxFuture<'a, Result<u32, StoreError>> {
+        (**self).repeat(key, value, ttl)
     }
 }
 
@@ -318,6 +356,22 @@ impl Store for MemoryStore {
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         self.lock().map.remove(key);
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn repeat<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Duration) -> BoxFuture<'a, Result<u32, StoreError>> {
+        let times = self.with(key, |map, at| {
+            let stored = match map.get(key) {
+                Some(Entry { data: Data::Bytes(bytes), .. }) => Some(bytes.as_slice()),
+                _ => None,
+            };
+            let times = repeated(stored, value);
+            map.insert(
+                key.to_owned(),
+                Entry { data: Data::Bytes(repeat_record(times, value)), expires: Some(at + ttl) },
+            );
+            times
+        });
+        Box::pin(std::future::ready(Ok(times)))
     }
 }
 

@@ -263,7 +263,10 @@ where
         let message: Value = match serde_json::from_slice(&bytes) {
             Ok(message) => message,
             Err(_) => {
-                return json(StatusCode::BAD_REQUEST, &error(&Value::Null, -32700, "Parse error: the body is not JSON"));
+                return json(
+                    StatusCode::BAD_REQUEST,
+                    &error(&Value::Null, -32700, "Parse error: the body is not JSON"),
+                );
             }
         };
         if message.is_array() {

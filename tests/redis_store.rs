@@ -1,0 +1,328 @@
+//! The Redis store against a real `redis-server` (started by each test on a free port,
+//! in a temp dir, and stopped at its end): the rate limit, circuit breaker and cache
+//! shared by several processes, every key expiring, and the documented behaviour when
+//! Redis is down at start, killed mid-run, restarted, or slow.
+//!
+//! `.ci/run` installs `redis-server` when it is missing.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::json;
+use toolkit::hooks::store::{Hit, Store};
+use toolkit::hooks::{Cache, CircuitBreaker, RateLimit, RedisStore};
+use toolkit::prelude::*;
+use toolkit::{CallRecord, ErrorKind, FnTool, Outcome, Output, ToolError, ToolSpec, Toolbox};
+
+/// A `redis-server` of this test's own.
+struct RedisServer {
+    port: u16,
+    dir: PathBuf,
+    child: Option<Child>,
+}
+
+impl RedisServer {
+    fn start() -> RedisServer {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let dir = std::env::temp_dir().join(format!("toolkit-redis-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut server = RedisServer { port, dir, child: None };
+        server.run();
+        server
+    }
+
+    fn run(&mut self) {
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            // `DEBUG SLEEP` plays a slow server.
+            .args(["--enable-debug-command", "local"])
+            .arg("--dir")
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server runs (install the redis-server package; .ci/run does)");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().ok();
+            child.wait().ok();
+        }
+    }
+
+    fn restart(&mut self) {
+        self.kill();
+        self.run();
+    }
+
+    async fn client(&self) -> redis::aio::MultiplexedConnection {
+        redis::Client::open(self.url()).unwrap().get_multiplexed_async_connection().await.unwrap()
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.kill();
+        std::fs::remove_dir_all(&self.dir).ok();
+    }
+}
+
+fn tool(name: &str, runs: &Arc<AtomicUsize>, fail: bool) -> impl toolkit::DynTool {
+    let spec = ToolSpec::new(name, "A tool.", json!({"type": "object", "properties": {"q": {"type": "string"}}}))
+        .with_annotations(toolkit::Annotations { read_only: true, ..Default::default() });
+    let runs = Arc::clone(runs);
+    FnTool::new(spec, move |_| {
+        runs.fetch_add(1, Ordering::SeqCst);
+        async move {
+            if fail { Err(ToolError::new(ErrorKind::ToolFailed, "upstream down")) } else { Ok(Output::text("answer")) }
+        }
+    })
+}
+
+#[tokio::test]
+async fn every_operation_is_atomic_and_every_key_expires() {
+    let redis = RedisServer::start();
+    let store = RedisStore::open(&redis.url()).unwrap().with_prefix("t1");
+    let window = Duration::from_secs(60);
+    for n in 1..=3 {
+        assert_eq!(store.hit("toolkit:w", window, 3, SystemTime::now()).await.unwrap(), Hit::Allowed { count: n });
+    }
+    let Hit::Limited { retry_after } = store.hit("toolkit:w", window, 3, SystemTime::now()).await.unwrap() else {
+        panic!("the fourth hit is limited")
+    };
+    assert!(retry_after <= window && retry_after > Duration::from_secs(50), "{retry_after:?}");
+    assert_eq!(store.incr("toolkit:n", None).await.unwrap(), 1);
+    assert_eq!(store.incr("toolkit:n", None).await.unwrap(), 2);
+    store.set("toolkit:v", b"x".to_vec(), None).await.unwrap();
+    assert_eq!(store.get("toolkit:v").await.unwrap().as_deref(), Some(&b"x"[..]));
+    assert!(store.set_if_absent("toolkit:l", b"1".to_vec(), Some(Duration::from_secs(5))).await.unwrap());
+    assert!(!store.set_if_absent("toolkit:l", b"1".to_vec(), Some(Duration::from_secs(5))).await.unwrap());
+    store.delete("toolkit:l").await.unwrap();
+    assert!(store.set_if_absent("toolkit:l", b"1".to_vec(), None).await.unwrap());
+
+    // Every key the store wrote has a time to live, and carries the prefix.
+    let mut redis_cli = redis.client().await;
+    let keys: Vec<String> = redis::cmd("KEYS").arg("*").query_async(&mut redis_cli).await.unwrap();
+    assert_eq!(keys.len(), 4, "{keys:?}");
+    for key in keys {
+        assert!(key.starts_with("t1:toolkit:"), "{key}");
+        let ttl: i64 = redis::cmd("PTTL").arg(&key).query_async(&mut redis_cli).await.unwrap();
+        assert!(ttl > 0, "{key} has no expiry ({ttl})");
+    }
+}
+
+/// The child of `four_processes_share_one_rate_limit`: 50 tasks calling one tool at
+/// each of three instants (`TOOLKIT_REDIS_ROUNDS`: ms since the epoch, comma-separated),
+/// printing how many calls each round let through.
+#[test]
+fn rate_limit_child() {
+    let (Ok(url), Ok(rounds)) = (std::env::var("TOOLKIT_REDIS_CHILD"), std::env::var("TOOLKIT_REDIS_ROUNDS")) else {
+        return;
+    };
+    let rounds: Vec<u64> = rounds.split(',').map(|r| r.parse().unwrap()).collect();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    runtime.block_on(async move {
+        let store = RedisStore::open(&url).unwrap().with_timeout(Duration::from_secs(2));
+        let runs = Arc::new(AtomicUsize::new(0));
+        let mut tools = Toolbox::new().with_hook(RateLimit::per_tool(100, Duration::from_secs(1)).store(store));
+        tools.add_dynamic(tool("search", &runs, false)).unwrap();
+        let tools = Arc::new(tools);
+        for (round, at) in rounds.iter().enumerate() {
+            let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap().as_millis() as u64;
+            tokio::time::sleep(Duration::from_millis(at.saturating_sub(now))).await;
+            let calls: Vec<_> = (0..50)
+                .map(|t| {
+                    let tools = Arc::clone(&tools);
+                    tokio::spawn(async move { tools.call(ToolCall::new(format!("{round}-{t}"), "search", "{}")).await })
+                })
+                .collect();
+            let mut admitted = 0;
+            for call in calls {
+                let r = call.await.unwrap();
+                admitted += usize::from(r.content == "answer");
+                assert!(r.content == "answer" || r.content.starts_with("blocked: rate limit"), "{}", r.content);
+            }
+            println!("round {round}: {admitted}");
+        }
+    });
+}
+
+#[test]
+fn four_processes_share_one_rate_limit_exactly() {
+    let redis = RedisServer::start();
+    let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap().as_millis() as u64;
+    // Three rounds 1.5 windows apart, starting once every child is up.
+    let rounds: Vec<String> = (0..3).map(|k| (now + 3000 + k * 1500).to_string()).collect();
+    let children: Vec<Child> = (0..4)
+        .map(|_| {
+            Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "rate_limit_child", "--nocapture", "--test-threads=1"])
+                .env("TOOLKIT_REDIS_CHILD", redis.url())
+                .env("TOOLKIT_REDIS_ROUNDS", rounds.join(","))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut per_round = [0usize; 3];
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        // (The test harness prints its own `test ... ` before the first line.)
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let report = line.find("round ").map(|at| &line[at + "round ".len()..]);
+            if let Some((round, n)) = report.and_then(|l| l.split_once(": ")) {
+                per_round[round.parse::<usize>().unwrap()] += n.trim().parse::<usize>().unwrap();
+            }
+        }
+    }
+    println!("4 processes × 50 calls per round, limit 100 per window: admitted {per_round:?}");
+    assert_eq!(per_round, [100, 100, 100]);
+}
+
+#[tokio::test]
+async fn a_breaker_opened_in_one_process_blocks_the_others_and_a_cache_entry_is_shared() {
+    let redis = RedisServer::start();
+    let runs = Arc::new(AtomicUsize::new(0));
+    // Two replicas: each its own toolbox and its own connections to Redis.
+    let replica = |fail: bool| {
+        let store = RedisStore::open(&redis.url()).unwrap().with_timeout(Duration::from_secs(2));
+        let records = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = Arc::clone(&records);
+        let mut tools = Toolbox::new()
+            .with_hook(CircuitBreaker::after(3).cool_down(Duration::from_secs(60)).store(store.clone()))
+            .with_hook(Cache::ttl(Duration::from_secs(60)).store(store))
+            .with_sink(move |r: &CallRecord| seen.lock().unwrap().push(r.outcome));
+        tools.add_dynamic(tool("flaky", &runs, fail)).unwrap();
+        tools.add_dynamic(tool("lookup", &runs, false)).unwrap();
+        (tools, records)
+    };
+    let (a, _) = replica(true);
+    let (b, b_records) = replica(false);
+    for i in 0..3 {
+        let r = a.call(ToolCall::new(i.to_string(), "flaky", r#"{"q": "x"}"#)).await;
+        assert_eq!(r.content, "upstream down");
+    }
+    let blocked = b.call(ToolCall::new("b1", "flaky", r#"{"q": "y"}"#)).await;
+    assert!(blocked.content.starts_with("blocked: `flaky` is failing repeatedly"), "{}", blocked.content);
+
+    let first = a.call(ToolCall::new("a1", "lookup", r#"{"q": "rust"}"#)).await;
+    assert_eq!(first.content, "answer");
+    let ran = runs.load(Ordering::SeqCst);
+    let second = b.call(ToolCall::new("b2", "lookup", r#"{"q": "rust"}"#)).await;
+    assert_eq!(second.content, "answer");
+    assert_eq!(runs.load(Ordering::SeqCst), ran, "the other replica answered from the shared cache");
+    assert_eq!(b_records.lock().unwrap().last(), Some(&Outcome::Cached));
+}
+
+#[tokio::test]
+async fn a_session_served_by_two_replicas_in_turn_is_guarded_against_loops_as_one() {
+    let redis = RedisServer::start();
+    let runs = Arc::new(AtomicUsize::new(0));
+    let replica = || {
+        let store = RedisStore::open(&redis.url()).unwrap().with_timeout(Duration::from_secs(2));
+        let mut tools = Toolbox::new().with_hook(toolkit::hooks::LoopGuard::max_repeats(2).store(store));
+        tools.add_dynamic(tool("search", &runs, false)).unwrap();
+        tools
+    };
+    let (a, b) = (replica(), replica());
+    let scope = toolkit::Scope::new().with_session("s-1");
+    let other = toolkit::Scope::new().with_session("s-2");
+    let call = |id: &str| ToolCall::new(id, "search", r#"{"q": "same"}"#);
+    assert_eq!(a.call_in(call("1"), &scope).await.content, "answer");
+    assert_eq!(b.call_in(call("2"), &scope).await.content, "answer");
+    let third = a.call_in(call("3"), &scope).await.content;
+    assert!(third.starts_with("blocked: you have called `search` with the same arguments 2 times"), "{third}");
+    // Another session has its own history.
+    assert_eq!(b.call_in(call("4"), &other).await.content, "answer");
+}
+
+/// Calls each tool once and returns what each call answered and how long it took.
+async fn round(tools: &Toolbox, id: &str) -> Vec<(String, Duration)> {
+    let mut out = Vec::new();
+    for (tool, args) in [("limited", "{}"), ("guarded", "{}"), ("cached", r#"{"q": "x"}"#)] {
+        let started = Instant::now();
+        let r = tools.call(ToolCall::new(format!("{id}-{tool}"), tool, args)).await;
+        out.push((r.content, started.elapsed()));
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_down_killed_restarted_or_slow_never_hangs_a_call_and_each_hook_keeps_its_policy() {
+    let mut redis = RedisServer::start();
+    redis.kill();
+    // Opened while Redis is down: no error yet.
+    let store = RedisStore::open(&redis.url()).unwrap();
+    let runs = Arc::new(AtomicUsize::new(0));
+    let records = Arc::new(std::sync::Mutex::new(Vec::<CallRecord>::new()));
+    let seen = Arc::clone(&records);
+    let mut tools = Toolbox::new()
+        .with_hook(
+            toolkit::Hook::from(RateLimit::per_tool(1000, Duration::from_secs(60)).store(store.clone()))
+                .for_tools(["limited"]),
+        )
+        .with_hook(toolkit::Hook::from(CircuitBreaker::after(3).store(store.clone())).for_tools(["guarded"]))
+        .with_hook(toolkit::Hook::from(Cache::ttl(Duration::from_secs(60)).store(store.clone())).for_tools(["cached"]))
+        .with_sink(move |r: &CallRecord| seen.lock().unwrap().push(r.clone()));
+    for name in ["limited", "guarded", "cached"] {
+        tools.add_dynamic(tool(name, &runs, false)).unwrap();
+    }
+    let check_down = |answers: &[(String, Duration)], when: &str| {
+        // The rate limit fails closed, the breaker and the cache fail open; no call waits.
+        assert!(answers[0].0.starts_with("blocked: policy check `rate_limit` failed"), "{when}: {}", answers[0].0);
+        assert_eq!(answers[1].0, "answer", "{when}");
+        assert_eq!(answers[2].0, "answer", "{when}");
+        for (answer, took) in answers {
+            assert!(*took < Duration::from_secs(2), "{when}: `{answer}` took {took:?}");
+        }
+    };
+    let down = round(&tools, "down").await;
+    println!("Redis down at start: {down:?}");
+    check_down(&down, "down at start");
+    // The record says which hook failed, and why.
+    let record = records.lock().unwrap()[0].clone();
+    let failed = record.hooks.iter().find(|h| h.hook.as_ref() == "rate_limit").expect("the hook is in the record");
+    assert!(failed.detail.as_deref().is_some_and(|d| d.contains("Redis")), "{failed:?}");
+
+    redis.run();
+    let up = round(&tools, "up").await;
+    println!("Redis started: {up:?}");
+    assert!(up.iter().all(|(a, _)| a == "answer"), "the first calls after Redis came up work: {up:?}");
+
+    redis.kill();
+    let killed = round(&tools, "killed").await;
+    println!("Redis killed mid-run: {killed:?}");
+    check_down(&killed, "killed");
+
+    redis.restart();
+    let back = round(&tools, "back").await;
+    println!("Redis restarted: {back:?}");
+    assert!(back.iter().all(|(a, _)| a == "answer"), "{back:?}");
+
+    // Slow: the server blocks for a second; operations give up after 50 ms.
+    let mut admin = redis.client().await;
+    let sleeper = tokio::spawn(async move {
+        let _: redis::RedisResult<()> = redis::cmd("DEBUG").arg("SLEEP").arg("1").query_async(&mut admin).await;
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let slow = round(&tools, "slow").await;
+    println!("Redis slow: {slow:?}");
+    check_down(&slow, "slow");
+    sleeper.await.unwrap();
+}
