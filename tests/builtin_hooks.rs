@@ -463,6 +463,58 @@ async fn a_failed_trial_call_opens_the_breaker_again() {
     assert_eq!(runs.load(Ordering::SeqCst), 3, "paused again");
 }
 
+/// A trial call that ends without a verdict on the tool (a later hook blocks it, or it is
+/// cancelled) gives its slot back at once: the next call is the trial.
+#[tokio::test]
+async fn a_trial_call_blocked_later_or_cancelled_frees_the_trial_at_once() {
+    let (runs, healthy) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));
+    let (tools, _) = toolbox_with(flaky(&runs, &healthy));
+    let cool_down = Duration::from_millis(300);
+    let deny_once = Arc::new(AtomicBool::new(true));
+    let deny = Arc::clone(&deny_once);
+    let gate = Hook::before("gate", move |_| {
+        if deny.swap(false, Ordering::SeqCst) { Decision::Block("not now".into()) } else { Decision::Continue }
+    });
+    let tools = tools.with_hook(CircuitBreaker::after(1).cool_down(cool_down)).with_hook(gate);
+    deny_once.store(false, Ordering::SeqCst);
+    let fetch = || tools.call(call("1", "fetch", json!({})));
+    assert_eq!(fetch().await.content, "upstream is down");
+    tokio::time::sleep(cool_down + Duration::from_millis(50)).await;
+    healthy.store(true, Ordering::SeqCst);
+    // The trial passes the breaker, then the gate blocks it.
+    deny_once.store(true, Ordering::SeqCst);
+    assert_eq!(fetch().await.content, "blocked: not now");
+    tokio::task::yield_now().await;
+    assert_eq!(fetch().await.content, "page", "the next call is the trial, without waiting for the slot to expire");
+
+    // The same for a trial whose future is dropped mid-call (the tool hangs).
+    let hang = Arc::new(AtomicBool::new(false));
+    let hangs = Arc::clone(&hang);
+    let slow = counted("slow", Annotations::default(), &runs, move |_| {
+        let hang = hangs.load(Ordering::SeqCst);
+        async move {
+            if hang {
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+            }
+            Err(ToolError::new(ErrorKind::ToolFailed, "upstream is down"))
+        }
+    });
+    let (tools, _) = toolbox_with(slow);
+    let tools = tools.with_hook(CircuitBreaker::after(1).cool_down(cool_down));
+    let slow_call = || tools.call(call("2", "slow", json!({})));
+    assert_eq!(slow_call().await.content, "upstream is down");
+    tokio::time::sleep(cool_down + Duration::from_millis(50)).await;
+    hang.store(true, Ordering::SeqCst);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(50), slow_call()).await.is_err(),
+        "the trial hangs, and is dropped"
+    );
+    tokio::task::yield_now().await;
+    hang.store(false, Ordering::SeqCst);
+    let next = slow_call().await.content;
+    assert_eq!(next, "upstream is down", "the cancelled trial gave its slot back: the next call ran as the trial");
+}
+
 // ---- result cache ---------------------------------------------------------------------
 
 #[tokio::test]

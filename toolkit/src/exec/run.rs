@@ -14,7 +14,8 @@ use crate::call::{Output, ToolCallRef};
 use crate::context::CallContext;
 use crate::error::{ErrorKind, ToolError};
 use crate::hook::{
-    AfterCall, ArgsSlot, BeforeCall, CallInfo, Decision, ErrorCall, Extensions, Hook, OnFailure, Recovery, Scope,
+    AfterCall, ArgsSlot, BeforeCall, CallEnds, CallInfo, Decision, ErrorCall, Extensions, Hook, OnFailure, Recovery,
+    Scope,
 };
 use crate::record::{Effect, Event, HookAction, Outcome};
 use crate::spec::ToolSpec;
@@ -491,6 +492,9 @@ impl<'c> Run<'c> {
             (Produced::Output(output, _), HooksSaid::Error(_)) => (Ok(output.into_string()), Outcome::Ok),
         };
         let Attempt { rewritten_arguments, tool_duration, .. } = attempt;
+        if let Some(ends) = self.ext.remove::<CallEnds>() {
+            ends.ended(outcome);
+        }
         let report = self.acted.on.then(|| {
             let acted = std::mem::take(&mut self.acted.list);
             Box::new(Report { acted, rewritten_arguments, attempts: self.info.attempt, tool_duration })

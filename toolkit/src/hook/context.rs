@@ -185,9 +185,71 @@ impl<'a> BeforeCall<'a> {
         self.touched = true;
         self.args.typed()?.downcast_mut()
     }
+
+    /// Runs `f` with the call's outcome when the call ends, however it ends: the tool
+    /// answered or failed, a later before hook blocked it, a cache answered it, or the
+    /// call was cancelled (its future dropped: `f` gets [`Outcome::Cancelled`]). A hook
+    /// that takes a resource here (a lock, a trial slot) releases it there, at once,
+    /// rather than waiting for it to expire. `f` runs on the task that ends the call; it
+    /// should not block (spawn the work if it must wait, as a store write does).
+    ///
+    /// [`Outcome::Cancelled`]: crate::Outcome::Cancelled
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use toolkit::prelude::*;
+    /// use toolkit::{Decision, Hook, Outcome};
+    ///
+    /// /// Add two integers.
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 { a + b }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let ended = Arc::new(Mutex::new(Vec::new()));
+    /// let seen = Arc::clone(&ended);
+    /// let watch = Hook::before("watch", move |call| {
+    ///     let seen = Arc::clone(&seen);
+    ///     call.on_end(move |outcome| seen.lock().unwrap().push(outcome));
+    ///     Decision::Continue
+    /// });
+    /// let deny = Hook::before("deny", |_| Decision::Block("no".into())).priority(-1);
+    /// let tools = toolbox![add].with_hook(watch).with_hook(deny);
+    /// tools.call(ToolCall::new("1", "add", r#"{"a": 1, "b": 2}"#)).await;
+    /// assert_eq!(*ended.lock().unwrap(), [Outcome::Blocked]);
+    /// # }
+    /// ```
+    pub fn on_end(&mut self, f: impl FnOnce(crate::record::Outcome) + Send + Sync + 'static) {
+        match self.ext.get_mut::<CallEnds>() {
+            Some(ends) => ends.0.push(Box::new(f)),
+            None => {
+                self.ext.insert(CallEnds(vec![Box::new(f)]));
+            }
+        }
+    }
 }
 
 context_common!(BeforeCall);
+
+/// What runs when a call ends ([`BeforeCall::on_end`]). Dropped without being told the
+/// outcome (the call's future was dropped), it reports the call as cancelled.
+pub(crate) struct CallEnds(Vec<Box<dyn FnOnce(crate::record::Outcome) + Send + Sync>>);
+
+impl CallEnds {
+    /// Tells every watcher the call's outcome.
+    pub(crate) fn ended(mut self, outcome: crate::record::Outcome) {
+        for f in std::mem::take(&mut self.0) {
+            f(outcome);
+        }
+    }
+}
+
+impl Drop for CallEnds {
+    fn drop(&mut self) {
+        for f in std::mem::take(&mut self.0) {
+            f(crate::record::Outcome::Cancelled);
+        }
+    }
+}
 
 /// What an after hook sees: the output (raw and model-visible), the arguments the tool
 /// ran with, and the call's [`Extensions`].

@@ -61,8 +61,8 @@ mod scope;
 mod traits;
 
 pub use crate::record::Event;
-pub(crate) use context::ArgsSlot;
 pub use context::{AfterCall, BeforeCall, CallInfo, ErrorCall, Extensions};
+pub(crate) use context::{ArgsSlot, CallEnds};
 pub use decision::{Decision, HookError, HookStep, IntoHookResult, OnFailure, Recovery};
 pub use def::{Filter, Hook};
 pub(crate) use registry::global_snapshot;

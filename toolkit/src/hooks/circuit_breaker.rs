@@ -14,6 +14,7 @@ use crate::hook::{
     AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, ErrorCall, ErrorHook, Hook, HookError, HookStep, OnFailure,
     Recovery,
 };
+use crate::record::Outcome;
 
 /// A hook (before, after and error) that pauses a tool after `n` failures in a row.
 ///
@@ -240,6 +241,20 @@ impl BeforeHook for Handle {
             let tool = call.tool();
             match self.before(tool).await? {
                 Ok(ticket) => {
+                    if ticket.probe {
+                        // However the trial ends without a verdict on the tool (a later
+                        // hook blocked it, a cache answered, it was cancelled), its slot
+                        // is released at once for another call to try.
+                        let (handle, tool) = (self.clone(), tool.to_owned());
+                        call.on_end(move |outcome| {
+                            if matches!(outcome, Outcome::Ok | Outcome::Failed(_) | Outcome::Recovered(_)) {
+                                return;
+                            }
+                            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                                runtime.spawn(async move { handle.released(&tool).await });
+                            }
+                        });
+                    }
                     if ticket.failures > 0 || ticket.probe {
                         Carried::put(call.extensions_mut(), self.owner(), ticket);
                     }
