@@ -252,6 +252,59 @@ async fn a_session_served_by_two_replicas_in_turn_is_guarded_against_loops_as_on
     assert_eq!(b.call_in(call("4"), &other).await.content, "answer");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_asked_in_one_process_is_answered_from_another() {
+    use toolkit::hooks::{Approval, ApprovalGate, RedisApprovals};
+    let redis = RedisServer::start();
+    let spec = ToolSpec::new(
+        "delete",
+        "Delete a file.",
+        json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+    )
+    .with_annotations(toolkit::Annotations { destructive: true, ..Default::default() });
+    let asking = RedisStore::open(&redis.url()).unwrap().with_timeout(Duration::from_secs(1));
+    let mut tools = Toolbox::new()
+        .with_hook(ApprovalGate::new(RedisApprovals::new(&asking).wait(Duration::from_secs(20))).destructive());
+    tools
+        .add_dynamic(FnTool::new(spec, |args| async move { Ok(Output::text(format!("deleted {}", args["path"]))) }))
+        .unwrap();
+    let tools = Arc::new(tools);
+    // The UI: another connection, as another process would have.
+    let ui = RedisApprovals::new(&RedisStore::open(&redis.url()).unwrap().with_timeout(Duration::from_secs(1)));
+    let answer = |approval: Approval| {
+        let ui = ui.clone();
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                let pending = ui.pending().await.unwrap();
+                if let Some(first) = pending.first() {
+                    assert_eq!(first.request.tool, "delete");
+                    assert!(ui.answer(&first.id, approval.clone()).await.unwrap());
+                    assert!(!ui.answer(&first.id, Approval::Approve).await.unwrap(), "answered once only");
+                    return first.request.arguments.clone();
+                }
+                assert!(Instant::now() < deadline, "no request became pending");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    };
+    let call = |id: &str, path: &str| {
+        let tools = Arc::clone(&tools);
+        let call = ToolCall::new(id, "delete", json!({"path": path}).to_string());
+        tokio::spawn(async move { tools.call(call).await.content })
+    };
+    let edited = call("1", "/tmp/everything");
+    let mut safer = serde_json::Map::new();
+    safer.insert("path".into(), json!("/tmp/one-file"));
+    let seen = answer(Approval::ApproveWith(safer)).await;
+    assert_eq!(seen["path"], "/tmp/everything");
+    assert_eq!(edited.await.unwrap(), "deleted \"/tmp/one-file\"");
+    let rejected = call("2", "/etc");
+    answer(Approval::Reject("not that one".into())).await;
+    assert_eq!(rejected.await.unwrap(), "blocked: the user rejected this call: not that one");
+    assert!(ui.pending().await.unwrap().is_empty());
+}
+
 /// Calls each tool once and returns what each call answered and how long it took.
 async fn round(tools: &Toolbox, id: &str) -> Vec<(String, Duration)> {
     let mut out = Vec::new();

@@ -75,6 +75,9 @@ pub enum ApprovalError {
     /// The console could not be used.
     #[error("the console approver failed: {0}")]
     Console(#[from] io::Error),
+    /// The store holding pending approvals failed (`RedisApprovals`).
+    #[error("the approvals store failed: {0}")]
+    Store(super::store::StoreError),
 }
 
 /// Who decides: a console, a UI behind a channel, a policy. Asked once per gated call;

@@ -62,6 +62,8 @@ mod path_sandbox;
 mod rate_limit;
 mod redact;
 #[cfg(feature = "redis")]
+mod redis_approvals;
+#[cfg(feature = "redis")]
 mod redis_store;
 #[cfg(feature = "fs")]
 mod safe_dir;
@@ -81,6 +83,9 @@ pub use path_fields::DEFAULT_PATH_FIELDS;
 pub use path_sandbox::PathSandbox;
 pub use rate_limit::RateLimit;
 pub use redact::{PatternError, Redactor};
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use redis_approvals::{PendingApproval, RedisApprovals};
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use redis_store::RedisStore;

@@ -190,7 +190,7 @@ impl RedisStore {
         self
     }
 
-    fn key(&self, key: &str) -> String {
+    pub(super) fn key(&self, key: &str) -> String {
         format!("{}{key}", self.prefix)
     }
 
@@ -199,7 +199,7 @@ impl RedisStore {
     }
 
     /// Runs one operation (connecting first if needed) within the store's timeout.
-    async fn bounded<T, F, Fut>(&self, what: &str, op: F) -> Result<T, StoreError>
+    pub(super) async fn bounded<T, F, Fut>(&self, what: &str, op: F) -> Result<T, StoreError>
     where
         F: FnOnce(MultiplexedConnection) -> Fut,
         Fut: Future<Output = redis::RedisResult<T>>,
