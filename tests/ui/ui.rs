@@ -3,7 +3,11 @@
 //! user sees, and `tests/ui/pass` holds signatures and hygiene hazards that must keep
 //! compiling.
 //!
-//! Record changed messages with `TRYBUILD=overwrite cargo test --test ui` and review the
+//! The suite is its own package (`tests/ui/Cargo.toml`), so trybuild builds the cases
+//! against `toolkit` with its default features and the few crates they use, not the
+//! examples' whole graph.
+//!
+//! Record changed messages with `TRYBUILD=overwrite cargo test -p toolkit-ui-tests` and review the
 //! `.stderr` diffs, then write the compiler that recorded them into
 //! `tests/ui/rustc-version.txt` (`rustc --version > tests/ui/rustc-version.txt`).
 //! Compiler messages change between releases, so the snapshots are compared only on
@@ -13,7 +17,7 @@ use std::process::Command;
 
 #[test]
 fn ui() {
-    let recorded = include_str!("ui/rustc-version.txt").trim();
+    let recorded = include_str!("rustc-version.txt").trim();
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let current = Command::new(&rustc)
         .arg("--version")
@@ -28,6 +32,6 @@ fn ui() {
         return;
     }
     let t = trybuild::TestCases::new();
-    t.compile_fail("tests/ui/fail/*.rs");
-    t.pass("tests/ui/pass/*.rs");
+    t.compile_fail("fail/*.rs");
+    t.pass("pass/*.rs");
 }
