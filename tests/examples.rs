@@ -29,7 +29,10 @@ fn weather_prints_schemas_and_one_result_per_call() {
     }
     assert!(out.contains(r#"\"temperature\":71.6"#), "fahrenheit conversion:\n{out}");
     assert!(out.contains("unknown field `city`; expected {location: string"), "{out}");
-    assert!(out.contains("unknown variant `kelvin`"), "{out}");
+    assert!(
+        out.contains(r#"invalid value for `unit`: got \"kelvin\", expected one of \"celsius\", \"fahrenheit\""#),
+        "{out}"
+    );
     assert!(out.contains("no weather data for `Atlantis`"), "{out}");
     assert!(out.contains("unknown tool `get_forecast`"), "{out}");
 

@@ -189,7 +189,10 @@ async fn a_rewrite_into_invalid_arguments_gets_the_models_error() {
     }));
     let r = tools.call(call("add", r#"{"a": 5, "b": 1}"#)).await;
     assert_eq!(r.kind(), Some(ErrorKind::InvalidType));
-    assert_eq!(r.content, r#"invalid type for `a`: string "five", expected i64; expected {a: integer, b: integer}"#);
+    assert_eq!(
+        r.content,
+        r#"invalid type for `a`: got "five", expected an integer; expected {a: integer, b: integer}"#
+    );
 }
 
 #[tokio::test]

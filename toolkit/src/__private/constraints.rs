@@ -93,16 +93,25 @@ impl<T: Text> Text for Option<T> {
     }
 }
 
+/// `character` or `characters`, `item` or `items`, for `n` of them.
+fn unit<T: HasLength>(n: usize) -> &'static str {
+    if n == 1 { T::UNIT.trim_end_matches('s') } else { T::UNIT }
+}
+
 pub fn check_min_length<T: HasLength>(field: &'static str, value: &T, min: usize) -> Result<(), Violation> {
     match value.length() {
-        Some(n) if n < min => Err(Violation { field, rule: format!("must have at least {min} {} (got {n})", T::UNIT) }),
+        Some(n) if n < min => {
+            Err(Violation { field, rule: format!("must have at least {min} {} (got {n})", unit::<T>(min)) })
+        }
         _ => Ok(()),
     }
 }
 
 pub fn check_max_length<T: HasLength>(field: &'static str, value: &T, max: usize) -> Result<(), Violation> {
     match value.length() {
-        Some(n) if n > max => Err(Violation { field, rule: format!("must have at most {max} {} (got {n})", T::UNIT) }),
+        Some(n) if n > max => {
+            Err(Violation { field, rule: format!("must have at most {max} {} (got {n})", unit::<T>(max)) })
+        }
         _ => Ok(()),
     }
 }

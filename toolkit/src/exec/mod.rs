@@ -16,6 +16,7 @@
 //! otherwise.
 
 mod drive;
+mod explain;
 mod guard;
 mod parse;
 mod plan;

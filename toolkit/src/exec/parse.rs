@@ -10,6 +10,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use super::explain;
 use crate::error::{ErrorKind, ToolError, Violation};
 use crate::limits::Limits;
 use crate::spec::ToolSpec;
@@ -115,34 +116,79 @@ fn malformed(e: serde_json::Error, spec: &ToolSpec) -> ToolError {
 }
 
 /// Turns a failed parse into a message the model can act on: the kind, the JSON path of
-/// the offending value, and what the tool expects.
+/// the offending value, what was found there and what the schema wants (in words, not
+/// Rust types), and the tool's signature (for a big tool, the object where the error is).
 #[cold]
 #[inline(never)]
 pub(crate) fn describe(raw: &str, e: serde_json::Error, spec: &ToolSpec) -> ToolError {
-    if e.is_syntax() || e.is_eof() {
+    // A deserializer asked for one type may report a value of another as a syntax error
+    // (`null` where an enum's string goes, `5.0` for an `i128`): if the text is valid
+    // JSON, it is a type error at that place.
+    let args = serde_json::from_str::<Value>(raw).ok();
+    if (e.is_syntax() || e.is_eof()) && args.is_none() {
         return malformed(e, spec);
     }
-    let path = path_at(raw, offset_of(raw, e.line(), e.column()));
+    let schema = &spec.input_schema;
+    let mut path = path_at(raw, offset_of(raw, e.line(), e.column()));
+    // The parser may stop inside the wrong value (the `[` of an array sent for a
+    // string): the place is the nearest enclosing value the schema describes.
+    while !path.is_empty() && explain::schema_at(schema, &path).is_none() {
+        path = up(&path).to_owned();
+    }
     let detail = e.to_string();
     let message = strip_position(&detail);
-    let at = if path.is_empty() { String::new() } else { format!(" in `{path}`") };
-    let expected = &spec.expected;
+    let signature = |parent: &str| explain::signature(schema, &spec.expected, parent);
     let (kind, text) = if let Some(rest) = message.strip_prefix("missing field ") {
-        (ErrorKind::MissingField, format!("missing required field {rest}{at}; expected {expected}"))
+        let at = if path.is_empty() { String::new() } else { format!(" in `{path}`") };
+        (ErrorKind::MissingField, format!("missing required field {rest}{at}; expected {}", signature(&path)))
     } else if let Some(rest) = message.strip_prefix("unknown field ") {
         // The path ends at the unknown key itself; the place is its parent.
         let field = rest.split(',').next().unwrap_or(rest);
         let parent = parent_of(&path);
         let at = if parent.is_empty() { String::new() } else { format!(" in `{parent}`") };
-        (ErrorKind::UnknownField, format!("unknown field {field}{at}; expected {expected}"))
-    } else if let Some(rest) = message.strip_prefix("invalid type: ") {
-        let place = if path.is_empty() { String::new() } else { format!(" for `{path}`") };
-        (ErrorKind::InvalidType, format!("invalid type{place}: {rest}; expected {expected}"))
+        let name = field.trim_matches('`');
+        let hint = match explain::nearest_field(schema, parent, name) {
+            Some(near) => format!(" (did you mean `{near}`?)"),
+            None => String::new(),
+        };
+        (ErrorKind::UnknownField, format!("unknown field {field}{at}{hint}; expected {}", signature(parent)))
+    } else if let Some(rest) = message.strip_prefix("duplicate field ") {
+        let parent = parent_of(&path);
+        let text = format!("duplicate field {rest}: send each argument once; expected {}", signature(parent));
+        (ErrorKind::InvalidValue, text)
     } else {
+        let syntax = e.is_syntax() || e.is_eof();
+        let kind = if syntax || message.starts_with("invalid type") {
+            ErrorKind::InvalidType
+        } else {
+            ErrorKind::InvalidValue
+        };
+        let found = args.as_ref().and_then(|a| explain::value_at(a, &path)).map(explain::found);
+        let wanted = explain::schema_at(schema, &path)
+            .filter(|_| !path.is_empty())
+            .map(|s| explain::wanted(schema, s))
+            .or_else(|| message.rsplit_once(", expected ").map(|(_, serde)| explain::plain_expectation(serde)));
         let place = if path.is_empty() { String::new() } else { format!(" for `{path}`") };
-        (ErrorKind::InvalidValue, format!("invalid value{place}: {message}; expected {expected}"))
+        let noun = if kind == ErrorKind::InvalidValue { "value" } else { "type" };
+        let text = match (found, wanted) {
+            (Some(found), Some(wanted)) => format!("invalid {noun}{place}: got {found}, expected {wanted}"),
+            (None, Some(wanted)) => format!("invalid {noun}{place}: expected {wanted}"),
+            (_, None) => format!(
+                "invalid {noun}{place}: {}",
+                message.trim_start_matches("invalid type: ").trim_start_matches("invalid value: ")
+            ),
+        };
+        (kind, format!("{text}; expected {}", signature(parent_of(&path))))
     };
     ToolError::new(kind, text).with_detail(detail)
+}
+
+/// The path one step up (`a.b[2]` → `a.b`, `a.b` → `a`).
+fn up(path: &str) -> &str {
+    match path.rfind(['.', '[']) {
+        Some(i) => &path[..i],
+        None => "",
+    }
 }
 
 /// The object holding the key a path ends at (`filters.extra` → `filters`).

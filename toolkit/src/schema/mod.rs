@@ -36,7 +36,7 @@ mod export;
 mod gemini;
 mod markdown;
 mod openai;
-mod refs;
+pub(crate) mod refs;
 pub(crate) mod render;
 mod target;
 mod walk;

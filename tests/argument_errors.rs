@@ -1,0 +1,146 @@
+//! The argument errors a model reads: the place, what was sent, what is wanted there in
+//! the model's terms (never a Rust type), a nearby field name, and, for a big tool, the
+//! part of its signature where the error is.
+
+use toolkit::prelude::*;
+
+mod messages {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use toolkit::prelude::*;
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Unit {
+        Celsius,
+        Fahrenheit,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub struct Sub {
+        pub name: String,
+        pub depth: u8,
+    }
+
+    /// Every kind of parameter.
+    #[tool]
+    pub fn kinds(
+        unit: Unit,
+        big: i128,
+        n: u64,
+        x: f64,
+        #[arg(min_length = 1)] s: String,
+        sub: Sub,
+        #[arg(rename = "dueDate", default = 1)] due_date: u32,
+    ) -> String {
+        format!("{unit:?}{big}{n}{x}{s}{}{}{due_date}", sub.name, sub.depth)
+    }
+}
+
+/// What a model reads after a wrong argument: the place, what it sent, what is wanted
+/// there in its own terms (never a Rust type), no doubled words, a nearby field name.
+#[tokio::test]
+async fn argument_errors_speak_the_models_language() {
+    let tools = toolbox![messages::kinds];
+    let base =
+        serde_json::json!({"unit": "celsius", "big": 1, "n": 1, "x": 1.0, "s": "a", "sub": {"name": "a", "depth": 1}});
+    let cases = [
+        (
+            "unit",
+            serde_json::json!(null),
+            "invalid type for `unit`: got null, expected one of \"celsius\", \"fahrenheit\"",
+        ),
+        ("unit", serde_json::json!(3), "invalid type for `unit`: got 3, expected one of \"celsius\", \"fahrenheit\""),
+        ("unit", serde_json::json!(["a"]), "invalid type for `unit`: got an array of 1 item, expected one of"),
+        ("big", serde_json::json!(5.0), "invalid type for `big`: got 5.0, expected an integer"),
+        ("big", serde_json::json!("5"), "invalid type for `big`: got \"5\", expected an integer"),
+        ("n", serde_json::json!(-1), "invalid value for `n`: got -1, expected a non-negative integer"),
+        ("x", serde_json::json!("a"), "invalid type for `x`: got \"a\", expected a number"),
+        ("s", serde_json::json!(""), "`s` must have at least 1 character (got 0)"),
+        (
+            "sub",
+            serde_json::json!({"name": "a", "depth": 300}),
+            "invalid value for `sub.depth`: got 300, expected an integer from 0 to 255",
+        ),
+        (
+            "sub",
+            serde_json::json!(5),
+            "invalid type for `sub`: got 5, expected an object {name: string, depth: integer}",
+        ),
+        ("due", serde_json::json!(3), "unknown field `due` (did you mean `dueDate`?); expected {"),
+    ];
+    for (field, value, wanted) in cases {
+        let mut args = base.clone();
+        args[field] = value.clone();
+        let r = tools.call(ToolCall::new("1", "kinds", args.to_string())).await;
+        assert!(r.content.starts_with(wanted) || r.content.contains(wanted), "{field}={value}: {}", r.content);
+        for rust in ["u64", "i128", "f64", "u8", "struct ", "invalid value: ", "integer `"] {
+            assert!(!r.content.contains(rust), "{field}={value}: `{rust}` in {}", r.content);
+        }
+    }
+}
+
+mod big {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use toolkit::prelude::*;
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub struct Filter {
+        pub field: String,
+        pub limit: u32,
+    }
+
+    /// A tool with many parameters.
+    #[tool]
+    #[allow(clippy::too_many_arguments, unused_variables)]
+    pub fn wide(
+        filter: Filter,
+        p01_parameter_name: String,
+        p02_parameter_name: String,
+        p03_parameter_name: String,
+        p04_parameter_name: String,
+        p05_parameter_name: String,
+        p06_parameter_name: String,
+        p07_parameter_name: String,
+        p08_parameter_name: String,
+        p09_parameter_name: String,
+        p10_parameter_name: String,
+        p11_parameter_name: String,
+        p12_parameter_name: String,
+        p13_parameter_name: String,
+        p14_parameter_name: String,
+        p15_parameter_name: String,
+        p16_parameter_name: String,
+        p17_parameter_name: String,
+        p18_parameter_name: String,
+        p19_parameter_name: String,
+        p20_parameter_name: String,
+    ) -> String {
+        format!("{} {}", filter.field, filter.limit)
+    }
+}
+
+/// A big tool's signature is cut to the part where the error is.
+#[tokio::test]
+async fn a_big_tools_signature_is_cut_to_where_the_error_is() {
+    let tools = toolbox![big::wide];
+    let mut args = serde_json::json!({"filter": {"field": "a", "limit": "ten"}});
+    for i in 1..=20 {
+        args[format!("p{i:02}_parameter_name")] = "x".into();
+    }
+    let r = tools.call(ToolCall::new("1", "wide", args.to_string())).await;
+    assert_eq!(
+        r.content,
+        "invalid type for `filter.limit`: got \"ten\", expected a non-negative integer; expected `filter` to be {field: string, limit: integer}"
+    );
+    args["filter"]["limit"] = 1.into();
+    args["p01_parameter_name"] = 1.into();
+    let r = tools.call(ToolCall::new("2", "wide", args.to_string())).await;
+    assert!(
+        r.content.starts_with("invalid type for `p01_parameter_name`: got 1, expected a string; expected {filter: "),
+        "{}",
+        r.content
+    );
+    assert!(r.content.ends_with('…') && r.content.chars().count() < 320, "{}", r.content);
+}

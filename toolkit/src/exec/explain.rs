@@ -1,0 +1,291 @@
+//! Argument errors in the model's terms: what was found at a path, what the schema wants
+//! there ("one of \"celsius\", \"fahrenheit\"", "an integer from 0 to 255", never a Rust
+//! type), the nearest field name for an unknown one, and the part of a big tool's
+//! signature where the error is. Compiled once, used on the error path only.
+
+use serde_json::{Map, Value};
+
+use crate::schema::refs::Defs;
+use crate::schema::render::Render;
+
+/// A tool signature longer than this is cut to the object where the error is.
+const LONG_SIGNATURE: usize = 200;
+/// Enum values listed before `…`.
+const MAX_LISTED: usize = 8;
+
+/// One step of a path as `path_at` writes it: `a.b[2].c`.
+enum Step<'p> {
+    Key(&'p str),
+    Index(usize),
+}
+
+fn steps(path: &str) -> Vec<Step<'_>> {
+    let mut steps = Vec::new();
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (key, mut rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
+        if !key.is_empty() {
+            steps.push(Step::Key(key));
+        }
+        while let Some((index, after)) = rest.split_once(']') {
+            if let Ok(i) = index.parse() {
+                steps.push(Step::Index(i));
+            }
+            rest = after.strip_prefix('[').unwrap_or(after);
+        }
+    }
+    steps
+}
+
+/// The value at `path` in the arguments.
+pub(crate) fn value_at<'v>(args: &'v Value, path: &str) -> Option<&'v Value> {
+    steps(path).iter().try_fold(args, |value, step| match step {
+        Step::Key(key) => value.get(*key),
+        Step::Index(i) => value.get(*i),
+    })
+}
+
+/// The schema of the value at `path` (references and optional wrappers followed).
+pub(crate) fn schema_at<'s>(root: &'s Value, path: &str) -> Option<&'s Value> {
+    let defs = Defs::new(root);
+    let mut schema = resolve(&defs, root);
+    for step in steps(path) {
+        let map = schema.as_object()?;
+        schema = match step {
+            Step::Key(key) => match map.get("properties").and_then(|p| p.get(key)) {
+                Some(field) => field,
+                None => map.get("additionalProperties").filter(|v| v.is_object())?,
+            },
+            Step::Index(i) => match map.get("prefixItems").and_then(|p| p.get(i)) {
+                Some(item) => item,
+                None => map.get("items")?,
+            },
+        };
+        schema = resolve(&defs, schema);
+    }
+    Some(schema)
+}
+
+/// Follows `$ref`s, and picks the non-null branch of `T | null`.
+fn resolve<'s>(defs: &Defs<'s>, mut schema: &'s Value) -> &'s Value {
+    for _ in 0..16 {
+        if let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| defs.resolve(r)) {
+            schema = target;
+            continue;
+        }
+        let nullable = ["anyOf", "oneOf"].iter().find_map(|k| schema.get(*k).and_then(Value::as_array));
+        if let Some(branches) = nullable
+            && let [a, b] = branches.as_slice()
+        {
+            let is_null = |v: &Value| v.get("type").and_then(Value::as_str) == Some("null");
+            if is_null(b) {
+                schema = a;
+                continue;
+            }
+            if is_null(a) {
+                schema = b;
+                continue;
+            }
+        }
+        break;
+    }
+    schema
+}
+
+/// A found value, shortly: `null`, `true`, `3`, `"abc"`, `an array`, `an object`.
+pub(crate) fn found(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) if s.chars().count() > 40 => {
+            format!("a string of {} characters", s.chars().count())
+        }
+        Value::String(s) => format!("{s:?}"),
+        Value::Array(items) => format!("an array of {}", count(items.len(), "item")),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+fn count(n: usize, what: &str) -> String {
+    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+}
+
+/// What a schema wants, in words.
+pub(crate) fn wanted(root: &Value, schema: &Value) -> String {
+    let Some(map) = schema.as_object() else { return "any value".into() };
+    if let Some(value) = map.get("const") {
+        return value.to_string();
+    }
+    if let Some(Value::Array(values)) = map.get("enum") {
+        return one_of(values);
+    }
+    if let Some(Value::Array(variants)) = map.get("oneOf").or_else(|| map.get("anyOf")) {
+        let consts: Option<Vec<Value>> = variants.iter().map(|v| v.get("const").cloned()).collect();
+        if let Some(consts) = consts {
+            return one_of(&consts);
+        }
+        return format!("one of: {}", Render::new(root).value(schema, 1));
+    }
+    let kinds: Vec<&str> = match map.get("type") {
+        Some(Value::String(kind)) => vec![kind.as_str()],
+        Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).collect(),
+        _ if map.contains_key("properties") => vec!["object"],
+        _ => return "any value".into(),
+    };
+    let words: Vec<String> = kinds.iter().map(|kind| typed(root, map, kind)).collect();
+    words.join(" or ")
+}
+
+fn typed(root: &Value, map: &Map<String, Value>, kind: &str) -> String {
+    let number = |key: &str| map.get(key).and_then(Value::as_f64);
+    let bounds = |noun: &str| match (number("minimum"), number("maximum")) {
+        (Some(min), Some(max)) => format!("{noun} from {} to {}", plain(min), plain(max)),
+        (Some(min), None) if min == 0.0 && noun == "an integer" => "a non-negative integer".into(),
+        (Some(min), None) => format!("{noun} of at least {}", plain(min)),
+        (None, Some(max)) => format!("{noun} of at most {}", plain(max)),
+        (None, None) => noun.into(),
+    };
+    match kind {
+        "integer" => bounds("an integer"),
+        "number" => bounds("a number"),
+        "string" => {
+            let length = |key: &str| map.get(key).and_then(Value::as_u64);
+            match (length("minLength"), length("maxLength")) {
+                (Some(min), Some(max)) => format!("a string of {min} to {max} characters"),
+                (Some(min), None) => format!("a string of at least {}", count(min as usize, "character")),
+                (None, Some(max)) => format!("a string of at most {}", count(max as usize, "character")),
+                (None, None) => "a string".into(),
+            }
+        }
+        "boolean" => "true or false".into(),
+        "null" => "null".into(),
+        "array" => match map.get("items") {
+            Some(items) => format!("an array of {}", Render::new(root).value(items, 1)),
+            None => "an array".into(),
+        },
+        "object" => format!("an object {}", Render::new(root).value(&Value::Object(map.clone()), 1)),
+        other => other.into(),
+    }
+}
+
+/// `5` for 5.0, `0.5` for 0.5.
+fn plain(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { n.to_string() }
+}
+
+fn one_of(values: &[Value]) -> String {
+    let mut listed: Vec<String> = values.iter().take(MAX_LISTED).map(Value::to_string).collect();
+    if values.len() > MAX_LISTED {
+        listed.push("…".into());
+    }
+    match listed.as_slice() {
+        [one] => one.clone(),
+        _ => format!("one of {}", listed.join(", ")),
+    }
+}
+
+/// Serde's expectation, in the model's terms, for where the schema says nothing.
+pub(crate) fn plain_expectation(serde: &str) -> String {
+    let serde = serde.trim();
+    let unsigned = ["u8", "u16", "u32", "u64", "u128", "usize"];
+    let signed = ["i8", "i16", "i32", "i64", "i128", "isize"];
+    if unsigned.contains(&serde) {
+        return "a non-negative integer".into();
+    }
+    if signed.contains(&serde) {
+        return "an integer".into();
+    }
+    match serde {
+        "f32" | "f64" => "a number".into(),
+        "a boolean" | "bool" => "true or false".into(),
+        "a sequence" => "an array".into(),
+        "a map" => "an object".into(),
+        "a string" | "a borrowed string" | "a character" => serde.into(),
+        _ if serde.starts_with("struct ") || serde.starts_with("a map") => "an object".into(),
+        _ if serde.starts_with("enum ") || serde.starts_with("variant identifier") => "one of the listed values".into(),
+        _ if serde.starts_with("a tuple") || serde.starts_with("tuple") => "an array".into(),
+        _ => serde.into(),
+    }
+}
+
+/// The known field nearest to `unknown` among `properties` of the object at `parent`:
+/// one that starts with it, equals it but for case and `_`/`-`, or is within a third of
+/// its length in edits.
+pub(crate) fn nearest_field<'s>(root: &'s Value, parent: &str, unknown: &str) -> Option<&'s str> {
+    let object = schema_at(root, parent)?;
+    let names: Vec<&str> = object.get("properties")?.as_object()?.keys().map(String::as_str).collect();
+    let norm = |s: &str| s.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect::<String>();
+    let wanted = norm(unknown);
+    if wanted.is_empty() {
+        return None;
+    }
+    if let Some(same) = names.iter().find(|n| norm(n) == wanted) {
+        return Some(same);
+    }
+    let limit = (wanted.chars().count() / 3).max(1);
+    let mut best: Option<(usize, &str)> = None;
+    for name in names {
+        let distance =
+            if norm(name).starts_with(&wanted) && wanted.len() >= 3 { 0 } else { edits(&norm(name), &wanted) };
+        if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, name));
+        }
+    }
+    best.map(|(_, name)| name)
+}
+
+/// Levenshtein distance, for short names.
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len() > 64 || b.len() > 64 {
+        return usize::MAX;
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1).min(row[j] + 1).min(previous + usize::from(ca != cb));
+            previous = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// The signature shown after an argument error: the tool's whole signature, or, for a
+/// long one, the object where the error is (cut if still long).
+pub(crate) fn signature(root: &Value, whole: &str, parent: &str) -> String {
+    if whole.chars().count() <= LONG_SIGNATURE {
+        return whole.to_owned();
+    }
+    let object = schema_at(root, parent).map(|schema| Render::new(root).value(schema, 0));
+    let text = object.unwrap_or_else(|| whole.to_owned());
+    let shown = if text.chars().count() > LONG_SIGNATURE {
+        let cut: String = text.chars().take(LONG_SIGNATURE).collect();
+        format!("{cut}…")
+    } else {
+        text
+    };
+    if parent.is_empty() { shown } else { format!("`{parent}` to be {shown}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn paths_values_and_schemas() {
+        let args = json!({"a": {"b": [1, {"c": true}]}});
+        assert_eq!(value_at(&args, "a.b[1].c"), Some(&json!(true)));
+        let schema = json!({"type": "object", "properties": {"sub": {"$ref": "#/$defs/Sub"}}, "$defs": {"Sub": {"type": "object", "properties": {"depth": {"type": "integer", "minimum": 0, "maximum": 255}}}}});
+        let depth = schema_at(&schema, "sub.depth").unwrap();
+        assert_eq!(wanted(&schema, depth), "an integer from 0 to 255");
+        assert_eq!(nearest_field(&json!({"properties": {"dueDate": {}, "title": {}}}), "", "due"), Some("dueDate"));
+        assert_eq!(nearest_field(&json!({"properties": {"due_date": {}}}), "", "DueDate"), Some("due_date"));
+        assert_eq!(nearest_field(&json!({"properties": {"title": {}}}), "", "zzz"), None);
+        assert_eq!(plain_expectation("u64"), "a non-negative integer");
+        assert_eq!(plain_expectation("struct TaskTree"), "an object");
+    }
+}
