@@ -91,6 +91,77 @@ fn resolve<'s>(defs: &Defs<'s>, mut schema: &'s Value) -> &'s Value {
     schema
 }
 
+/// Removes, in place, every `null` that is the value of a field the schema makes
+/// optional (not in `required`) and does not allow to be `null`; `true` if any was.
+pub(crate) fn drop_optional_nulls(root: &Value, args: &mut Value) -> bool {
+    let defs = Defs::new(root);
+    drop_nulls(&defs, resolve(&defs, root), args, 0)
+}
+
+fn drop_nulls(defs: &Defs<'_>, schema: &Value, value: &mut Value, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    let mut changed = false;
+    match value {
+        Value::Object(fields) => {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let absent: Vec<String> = fields
+                .iter()
+                .filter(|(name, v)| {
+                    v.is_null()
+                        && !required.contains(&name.as_str())
+                        && properties.and_then(|p| p.get(*name)).is_some_and(|s| !allows_null(defs, s))
+                })
+                .map(|(name, _)| name.clone())
+                .collect();
+            for name in absent {
+                fields.remove(&name);
+                changed = true;
+            }
+            for (name, field) in fields.iter_mut() {
+                if let Some(sub) = properties.and_then(|p| p.get(name)) {
+                    changed |= drop_nulls(defs, resolve(defs, sub), field, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = schema.get("items") {
+                let item = resolve(defs, item);
+                for element in items {
+                    changed |= drop_nulls(defs, item, element, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+    changed
+}
+
+/// Whether `null` is a value of `schema` (its type includes it, or a branch is null).
+fn allows_null(defs: &Defs<'_>, schema: &Value) -> bool {
+    let schema = match schema.get("$ref").and_then(Value::as_str).and_then(|r| defs.resolve(r)) {
+        Some(target) => target,
+        None => schema,
+    };
+    let typed = match schema.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
+        _ => false,
+    };
+    typed
+        || ["anyOf", "oneOf"]
+            .iter()
+            .any(|k| schema.get(*k).and_then(Value::as_array).is_some_and(|bs| bs.iter().any(|b| allows_null(defs, b))))
+        || schema.get("const").is_some_and(Value::is_null)
+        || schema.get("enum").and_then(Value::as_array).is_some_and(|e| e.iter().any(Value::is_null))
+}
+
 /// A found value, shortly: `null`, `true`, `3`, `"abc"`, `an array`, `an object`.
 pub(crate) fn found(value: &Value) -> String {
     match value {

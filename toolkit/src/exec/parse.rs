@@ -29,8 +29,32 @@ pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
             Ok(()) => Ok(args),
             Err(v) => Err(violated(v, spec)),
         },
-        Err(e) => Err(describe(raw, e, spec)),
+        Err(e) => match without_optional_nulls(raw, spec) {
+            // A strict model sends `null` for a field it leaves out (strict schemas make
+            // optional fields nullable): read that as absent, then try again.
+            Some(fixed) => match serde_json::from_str::<A>(&fixed) {
+                Ok(args) => match args.validate() {
+                    Ok(()) => Ok(args),
+                    Err(v) => Err(violated(v, spec)),
+                },
+                Err(_) => Err(describe(raw, e, spec)),
+            },
+            None => Err(describe(raw, e, spec)),
+        },
     }
+}
+
+/// The arguments with every `null` removed that stands for a field the canonical schema
+/// makes optional and not nullable (what strict mode sends for "absent"); `None` when
+/// there is none. Only on the error path, and only when the text holds `null`.
+#[cold]
+#[inline(never)]
+fn without_optional_nulls(raw: &str, spec: &ToolSpec) -> Option<String> {
+    if !raw.contains("null") {
+        return None;
+    }
+    let mut args: Value = serde_json::from_str(raw).ok()?;
+    explain::drop_optional_nulls(&spec.input_schema, &mut args).then(|| args.to_string())
 }
 
 /// Parses the arguments of a run-time tool into an object.

@@ -12,7 +12,7 @@ impl ToolSpec {
     /// | target | shape |
     /// |---|---|
     /// | [`OpenAiChat`](Target::OpenAiChat) | `{"type": "function", "function": {name, description, parameters, strict?}}` |
-    /// | [`OpenAiChatStrict`](Target::OpenAiChatStrict) | the same, always strict |
+    /// | [`OpenAiChatStrict`](Target::OpenAiChatStrict) | the same, strict for every tool strict mode can represent |
     /// | [`OpenAiResponses`](Target::OpenAiResponses) | `{"type": "function", name, description, parameters, strict}` |
     /// | [`Anthropic`](Target::Anthropic) | `{name, description, input_schema}` |
     /// | [`Gemini`](Target::Gemini) | `{name, description, parameters?}` in Gemini's OpenAPI subset |
@@ -23,8 +23,10 @@ impl ToolSpec {
     /// named in the description, as `null` is no value of their type), closes every
     /// object with `additionalProperties: false`, inlines a `$ref` that has siblings,
     /// and drops keywords strict mode rejects. A tool marked strict whose schema strict
-    /// mode cannot represent (an open map, say) is exported to `OpenAiChat` and
-    /// `OpenAiResponses` without `strict`; [`check`](crate::schema::check) says why.
+    /// mode cannot represent (an open map, an untyped value) is exported without
+    /// `strict`, with its plain schema, for every target (`OpenAiChatStrict` too: a
+    /// strict flag on a schema the model cannot fill would only invite wrong calls);
+    /// [`check`](crate::schema::check) says why.
     /// Gemini gets references inlined, `nullable` instead of type arrays, and no
     /// `additionalProperties`; `parameters` is left out when the tool takes none. MCP
     /// gets `outputSchema` only when the output schema has an object root.
@@ -55,7 +57,7 @@ impl ToolSpec {
     pub fn export(&self, target: Target) -> Value {
         match target {
             Target::OpenAiChat => self.openai_chat(self.strict && self.strict_representable()),
-            Target::OpenAiChatStrict => self.openai_chat(true),
+            Target::OpenAiChatStrict => self.openai_chat(self.strict_representable()),
             Target::OpenAiResponses => self.openai_responses(self.strict && self.strict_representable()),
             Target::Anthropic => json!({
                 "name": self.name,
