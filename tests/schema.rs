@@ -233,3 +233,18 @@ fn snapshots_of_every_target() {
     insta::assert_json_snapshot!("canonical_search_docs", tools.spec("search_docs").unwrap().input_schema);
     insta::assert_snapshot!("markdown", tools.markdown("Document tools"));
 }
+
+/// Count things.
+#[tool]
+fn count_things(n: u32) -> u64 {
+    u64::from(n)
+}
+
+#[test]
+fn a_scalar_output_is_a_note_for_mcp_not_a_rejection() {
+    let tools = toolbox![count_things];
+    assert_eq!(tools.validate(Target::Mcp), Ok(()));
+    let notes = tools.notes(Target::Mcp);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].rule.contains("outputSchema"), "{}", notes[0]);
+}

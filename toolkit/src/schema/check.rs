@@ -65,8 +65,8 @@ impl std::error::Error for Incompatibility {}
 /// strict): open maps, untyped values, tuples, `allOf`, conditionals, and the size
 /// limits. When the tool is strict but its schema is not, the other OpenAI targets
 /// export it without `strict` (and say so here). Gemini: recursive types, open maps,
-/// tuples, and parameter or tool names it rejects. MCP: an output schema without an
-/// object root is not published.
+/// tuples, and parameter or tool names it rejects. Only what the provider would refuse
+/// or get wrong is here; what is merely worth knowing is in [`notes`].
 ///
 /// ```
 /// use serde_json::json;
@@ -103,14 +103,35 @@ fn target_problems(spec: &ToolSpec, target: Target) -> Vec<Problem> {
             .map(|p| Problem { rule: format!("{}; the tool is exported without `strict`", p.rule), ..p })
             .collect(),
         Target::Gemini => gemini::problems(&spec.input_schema),
-        Target::Mcp => match &spec.output_schema {
-            Some(output) if !has_object_root(output) => {
-                vec![Problem { path: "(output)".into(), rule: OUTPUT_NOT_OBJECT.into() }]
-            }
-            _ => Vec::new(),
-        },
         _ => Vec::new(),
     }
+}
+
+/// What is worth knowing about `spec` on `target` but is no fault: nothing is refused
+/// or lost. MCP: a scalar output (`-> i64`) publishes no `outputSchema` (its result is
+/// sent as text).
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit::ToolSpec;
+/// use toolkit::schema::{Target, check, notes};
+///
+/// let spec = ToolSpec::new("count", "Count.", json!({"type": "object", "properties": {}}))
+///     .with_output_schema(json!({"type": "integer"}));
+/// assert!(check(&spec, Target::Mcp).is_empty(), "a scalar output is no fault");
+/// assert_eq!(notes(&spec, Target::Mcp).len(), 1);
+/// ```
+pub fn notes(spec: &ToolSpec, target: Target) -> Vec<Incompatibility> {
+    let found = match (target, &spec.output_schema) {
+        (Target::Mcp, Some(output)) if !has_object_root(output) => {
+            vec![Problem { path: "(output)".into(), rule: OUTPUT_NOT_OBJECT.into() }]
+        }
+        _ => Vec::new(),
+    };
+    found
+        .into_iter()
+        .map(|Problem { path, rule }| Incompatibility { tool: spec.name.clone(), target, path, rule })
+        .collect()
 }
 
 const NAME: &str =
@@ -221,14 +242,15 @@ mod tests {
     }
 
     #[test]
-    fn mcp_reports_an_output_schema_it_cannot_publish() {
+    fn mcp_notes_an_output_schema_it_cannot_publish() {
         let spec = ToolSpec::new("count", "Count.", json!({"type": "object", "properties": {}}))
             .with_output_schema(json!({"type": "integer"}));
-        let found = check(&spec, Target::Mcp);
+        assert_eq!(check(&spec, Target::Mcp), [], "not a rejection");
+        let found = notes(&spec, Target::Mcp);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].path, "(output)");
         assert_eq!(
-            check(&spec.clone().with_output_schema(json!({"type": "object", "properties": {}})), Target::Mcp),
+            notes(&spec.clone().with_output_schema(json!({"type": "object", "properties": {}})), Target::Mcp),
             []
         );
     }

@@ -41,7 +41,7 @@ pub(crate) mod render;
 mod target;
 mod walk;
 
-pub use check::{Incompatibility, check, is_valid_name};
+pub use check::{Incompatibility, check, is_valid_name, notes};
 pub use docs::{docs_file_name, write_docs};
 pub use markdown::markdown;
 pub use render::render_expected;

@@ -361,9 +361,17 @@ impl Toolbox {
 
     /// What `target` cannot take of these tools (tool, parameter path, rule); `Ok` when
     /// it takes everything. Put it in a test to catch a provider's 400 at build time.
+    /// What is worth knowing but no fault is in [`notes`](Toolbox::notes).
     pub fn validate(&self, target: Target) -> Result<(), Vec<Incompatibility>> {
         let problems: Vec<_> = self.specs().into_iter().flat_map(|s| crate::schema::check(s, target)).collect();
         if problems.is_empty() { Ok(()) } else { Err(problems) }
+    }
+
+    /// What is worth knowing about these tools on `target` but is no fault (an MCP tool
+    /// with a scalar output publishes no `outputSchema`); see
+    /// [`schema::notes`](crate::schema::notes).
+    pub fn notes(&self, target: Target) -> Vec<Incompatibility> {
+        self.specs().into_iter().flat_map(|s| crate::schema::notes(s, target)).collect()
     }
 
     /// A Markdown page documenting every tool.
