@@ -60,7 +60,7 @@ pub mod __private;
 pub use call::{Output, ToolCall, ToolCallRef, ToolResult};
 pub use context::{CallContext, State};
 pub use error::{ErrorKind, ToolError, Violation};
-pub use hook::{AfterCall, BeforeCall, Decision, ErrorCall, Hook, Hooks, OnFailure, Recovery, Scope};
+pub use hook::{AfterCall, BeforeCall, Decision, ErrorCall, Hook, HookError, Hooks, OnFailure, Recovery, Scope};
 pub use limits::Limits;
 pub use record::{CallRecord, Effect, HookAction, Outcome, RecordSink};
 pub use schema::{Incompatibility, Target};

@@ -16,8 +16,8 @@ use super::*;
 pub trait BeforeReturn: IntoHookResult<Decision> {}
 impl BeforeReturn for () {}
 impl BeforeReturn for Decision {}
-impl<E: Display> BeforeReturn for Result<(), E> {}
-impl<E: Display> BeforeReturn for Result<Decision, E> {}
+impl<E: Display + 'static> BeforeReturn for Result<(), E> {}
+impl<E: Display + 'static> BeforeReturn for Result<Decision, E> {}
 
 #[diagnostic::on_unimplemented(
     message = "an after hook cannot return `{Self}`",
@@ -26,7 +26,7 @@ impl<E: Display> BeforeReturn for Result<Decision, E> {}
 )]
 pub trait AfterReturn: IntoHookResult<()> {}
 impl AfterReturn for () {}
-impl<E: Display> AfterReturn for Result<(), E> {}
+impl<E: Display + 'static> AfterReturn for Result<(), E> {}
 
 #[diagnostic::on_unimplemented(
     message = "an error hook cannot return `{Self}`",
@@ -36,8 +36,8 @@ impl<E: Display> AfterReturn for Result<(), E> {}
 pub trait ErrorReturn: IntoHookResult<Recovery> {}
 impl ErrorReturn for () {}
 impl ErrorReturn for Recovery {}
-impl<E: Display> ErrorReturn for Result<(), E> {}
-impl<E: Display> ErrorReturn for Result<Recovery, E> {}
+impl<E: Display + 'static> ErrorReturn for Result<(), E> {}
+impl<E: Display + 'static> ErrorReturn for Result<Recovery, E> {}
 
 /// What a before hook function returned, as the pipeline takes it; the one check of the
 /// return type, spanned at it.

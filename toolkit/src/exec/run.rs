@@ -447,6 +447,10 @@ impl<'c> Run<'c> {
 
     /// A hook failed: log it, record it, and apply its policy (`Some` = block).
     fn failed(&mut self, hook: &Hook, event: Event, why: &str) -> Option<(String, Option<String>)> {
+        let (why, for_model) = match why.strip_prefix(crate::hook::FOR_MODEL) {
+            Some(message) => (message, true),
+            None => (why, false),
+        };
         let detail = format!("{} hook `{}` failed: {why}", event.as_str(), hook.name);
         let policy = hook.failure_policy(event);
         tracing::warn!(
@@ -458,7 +462,8 @@ impl<'c> Run<'c> {
             "{detail}"
         );
         self.acted.push(hook, event, Effect::Failed, Some(detail.clone()));
-        (policy == OnFailure::Block).then(|| (format!("policy check `{}` failed", hook.name), Some(detail)))
+        let reason = if for_model { why.to_owned() } else { format!("policy check `{}` failed", hook.name) };
+        (policy == OnFailure::Block).then(|| (reason, Some(detail)))
     }
 
     /// The end of an attempt, once after or error hooks have spoken.

@@ -17,7 +17,7 @@ pub(crate) fn start_step<'a, T>(
     start: impl FnOnce() -> HookStep<'a, T>,
 ) -> Result<Result<T, String>, BoxFuture<'a, Result<T, HookError>>> {
     match catch_unwind(AssertUnwindSafe(start)) {
-        Ok(HookStep::Ready(result)) => Ok(result.map_err(|e: HookError| e.to_string())),
+        Ok(HookStep::Ready(result)) => Ok(result.map_err(HookError::into_reason)),
         // A hook that says it never waits may run in a call that is never polled again.
         Ok(HookStep::Pending(_)) if hook.is_sync() => {
             Ok(Err("it says it is sync (`is_sync`) but returned a future".to_string()))
@@ -53,7 +53,7 @@ pub(crate) async fn wait<T>(hook: &Hook, fut: BoxFuture<'_, Result<T, HookError>
         }
     };
     match outcome {
-        Ok(result) => result.map_err(|e| e.to_string()),
+        Ok(result) => result.map_err(HookError::into_reason),
         Err(payload) => Err(panic_text(payload.as_ref())),
     }
 }

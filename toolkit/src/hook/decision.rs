@@ -48,25 +48,74 @@ pub enum OnFailure {
 }
 
 /// Why a hook failed: operator detail, logged and put in the call record; the model
-/// only learns that the policy check failed.
+/// only learns that the policy check failed, unless the error is
+/// [`for_model`](HookError::for_model).
+///
+/// To turn a call down with a reason the model should act on, a before hook returns
+/// [`Decision::Block`]: that is a decision, not a failure. `HookError::for_model` is for
+/// a hook whose check *failed* in a way the model can fix (a validation it could not
+/// complete because of the arguments): under a blocking failure policy, the model reads
+/// ``blocked: {message}`` instead of ``blocked: policy check `{hook}` failed``; the
+/// record still marks the hook as failed.
+///
+/// ```
+/// use toolkit::prelude::*;
+/// use toolkit::{Hook, HookError};
+///
+/// /// Send an e-mail.
+/// #[tool]
+/// fn send(to: String) -> String { format!("sent to {to}") }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let check = Hook::before("check_address", |call| {
+///     let to = call.arguments().get("to").and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+///     if to.contains('@') { Ok(()) } else { Err(HookError::for_model(format!("`{to}` is not an e-mail address; ask the user for one"))) }
+/// });
+/// let tools = toolbox![send].with_hook(check);
+/// let r = tools.call(ToolCall::new("1", "send", r#"{"to": "bob"}"#)).await;
+/// assert_eq!(r.content, "blocked: `bob` is not an e-mail address; ask the user for one");
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HookError(String);
+pub struct HookError {
+    message: String,
+    for_model: bool,
+}
+
+/// Marks, inside the engine's failure text, an error meant for the model (a NUL byte no
+/// message holds).
+pub(crate) const FOR_MODEL: &str = "\u{0}model\u{0}";
 
 impl HookError {
     /// A failure with this description.
     pub fn new(message: impl fmt::Display) -> Self {
-        HookError(message.to_string())
+        HookError { message: message.to_string(), for_model: false }
+    }
+
+    /// A failure whose message the model reads when the hook's policy blocks the call.
+    pub fn for_model(message: impl fmt::Display) -> Self {
+        HookError { message: message.to_string(), for_model: true }
     }
 
     /// The description.
     pub fn message(&self) -> &str {
-        &self.0
+        &self.message
+    }
+
+    /// Whether the model reads the message.
+    pub fn is_for_model(&self) -> bool {
+        self.for_model
+    }
+
+    /// The engine's failure text: the message, marked when it is for the model.
+    pub(crate) fn into_reason(self) -> String {
+        if self.for_model { format!("{FOR_MODEL}{}", self.message) } else { self.message }
     }
 }
 
 impl fmt::Display for HookError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -125,11 +174,15 @@ impl IntoHookResult<()> for () {
     }
 }
 
-impl<T, R: IntoHookResult<T>, E: fmt::Display> IntoHookResult<T> for Result<R, E> {
+impl<T, R: IntoHookResult<T>, E: fmt::Display + 'static> IntoHookResult<T> for Result<R, E> {
     fn into_hook_result(self) -> Result<T, HookError> {
         match self {
             Ok(r) => r.into_hook_result(),
-            Err(e) => Err(HookError::new(e)),
+            // A `HookError` stays what it is (`for_model` included).
+            Err(e) => match (&e as &dyn std::any::Any).downcast_ref::<HookError>() {
+                Some(error) => Err(error.clone()),
+                None => Err(HookError::new(e)),
+            },
         }
     }
 }
