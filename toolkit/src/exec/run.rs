@@ -463,7 +463,7 @@ impl<'c> Run<'c> {
         );
         self.acted.push(hook, event, Effect::Failed, Some(detail.clone()));
         let reason = if for_model { why.to_owned() } else { format!("policy check `{}` failed", hook.name) };
-        (policy == OnFailure::Block).then(|| (reason, Some(detail)))
+        (policy == OnFailure::Block).then_some((reason, Some(detail)))
     }
 
     /// The end of an attempt, once after or error hooks have spoken.
