@@ -26,7 +26,11 @@ pub(super) fn isolated_number(text: &str, start: usize, end: usize) -> bool {
         if after.is_ascii_alphanumeric() || after == b'_' {
             return false;
         }
-        let joined = matches!(after, b'-' | b'.' | b'/' | b' ') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit);
+        let next_digits = bytes[(end + 1).min(bytes.len())..].iter().take_while(|b| b.is_ascii_digit()).count();
+        // A date or a time after a space (`… 2024-05-01`, `… 12:30`) is not part of it.
+        let stamp =
+            after == b' ' && next_digits > 0 && matches!(bytes.get(end + 1 + next_digits), Some(b'-' | b':' | b'/'));
+        let joined = matches!(after, b'-' | b'.' | b'/' | b' ') && next_digits > 0 && !stamp;
         if joined {
             return false;
         }

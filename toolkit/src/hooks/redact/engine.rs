@@ -234,13 +234,26 @@ impl Engine {
                 push((start, end), wrap(label));
                 return Some(end);
             }
-            Kind::Card | Kind::CnId | Kind::Ssn | Kind::Cpf | Kind::Phone(..) => {
+            Kind::Phone(..) | Kind::Card => {
+                // The pattern may have taken a group that is not part of the number (a
+                // date or a time after it): try the match, then shorter, group by group.
+                let valid = |e: usize| match rule.kind {
+                    Kind::Phone(min, max) => checks::phone(&text[start..e], min, max),
+                    _ => checks::card(&text[start..e]),
+                };
+                let cuts = std::iter::once(span.len())
+                    .chain(span.char_indices().rev().filter(|(_, c)| matches!(c, ' ' | '.' | '-')).map(|(i, _)| i));
+                let end = cuts
+                    .map(|cut| start + span[..cut].trim_end_matches([' ', '.', '-', '(']).len())
+                    .find(|&e| e > start && valid(e) && checks::isolated_number(text, start, e))?;
+                push((start, end), wrap(label));
+                return Some(end);
+            }
+            Kind::CnId | Kind::Ssn | Kind::Cpf => {
                 let valid = match rule.kind {
-                    Kind::Card => checks::card(span),
                     Kind::CnId => checks::cn_id(span),
                     Kind::Ssn => checks::ssn(span),
                     Kind::Cpf => checks::cpf(span),
-                    Kind::Phone(min, max) => checks::phone(span, min, max),
                     _ => false,
                 };
                 if !valid || !checks::isolated_number(text, start, end) {
