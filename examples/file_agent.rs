@@ -122,10 +122,12 @@ async fn run() -> Result<(), Box<dyn Error>> {
     show::print_records(&run.records);
     audit.flush()?;
     let lines = std::fs::read_to_string(&audit_path)?.lines().count();
+    let plural = |n: usize, what: &str| if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") };
+    // Offline, the scripted model's token counts are synthetic (see the README).
     println!(
-        "\n{} model turns, {} tool calls, {} tokens; {lines} audit lines written to {}",
-        run.iterations,
-        run.records.len(),
+        "\n{}, {}, {} tokens; {lines} audit lines written to {}",
+        plural(run.iterations, "model turn"),
+        plural(run.records.len(), "tool call"),
         run.usage.total_tokens,
         audit_path.display()
     );

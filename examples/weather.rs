@@ -33,10 +33,11 @@ fn describe(result: &str) -> String {
     match serde_json::from_str::<serde_json::Value>(result) {
         Ok(w) => {
             let unit = if w["unit"] == "fahrenheit" { "°F" } else { "°C" };
+            // 22 rather than 22.0; 71.6 as it is.
+            let temperature = w["temperature"].as_f64().map_or_else(|| "?".to_owned(), |t| format!("{t}"));
             format!(
-                "{}: {} {unit}, {}",
+                "{}: {temperature} {unit}, {}",
                 w["location"].as_str().unwrap_or("?"),
-                w["temperature"],
                 w["conditions"].as_str().unwrap_or("?")
             )
         }
@@ -52,7 +53,7 @@ async fn agentic_loop(real: Option<&toolkit::model::OpenAiCompatible>) -> Result
             ToolChoice::Auto,
             ScriptedModel::new([
                 Turn::call("get_weather", r#"{"location": "Beijing"}"#),
-                answer_from_results("Beijing right now:"),
+                answer_from_results("Right now:"),
             ]),
         ),
         (
@@ -90,7 +91,9 @@ async fn agentic_loop(real: Option<&toolkit::model::OpenAiCompatible>) -> Result
             println!("tool_choice sent per request: {}", sent.join(", "));
         }
         show::print_ending(&run);
-        println!("transcript ({} model turns):", run.iterations);
+        let turns =
+            if run.iterations == 1 { "1 model turn".to_owned() } else { format!("{} model turns", run.iterations) };
+        println!("transcript ({turns}):");
         for message in &run.messages {
             println!("  {}", serde_json::to_string(message)?);
         }

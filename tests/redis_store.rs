@@ -165,8 +165,9 @@ fn rate_limit_child() {
 fn four_processes_share_one_rate_limit_exactly() {
     let redis = RedisServer::start();
     let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap().as_millis() as u64;
-    // Three rounds 1.5 windows apart, starting once every child is up.
-    let rounds: Vec<String> = (0..3).map(|k| (now + 3000 + k * 1500).to_string()).collect();
+    // Three rounds 2.5 windows apart (a round's stragglers never reach the next window),
+    // starting once every child is up.
+    let rounds: Vec<String> = (0..3).map(|k| (now + 3000 + k * 2500).to_string()).collect();
     let children: Vec<Child> = (0..4)
         .map(|_| {
             Command::new(std::env::current_exe().unwrap())
@@ -368,12 +369,22 @@ async fn redis_down_killed_restarted_or_slow_never_hangs_a_call_and_each_hook_ke
     println!("Redis restarted: {back:?}");
     assert!(back.iter().all(|(a, _)| a == "answer"), "{back:?}");
 
-    // Slow: the server blocks for a second; operations give up after 50 ms.
+    // Slow: the server blocks for two seconds; operations give up after 50 ms.
     let mut admin = redis.client().await;
+    let mut probe = redis.client().await;
     let sleeper = tokio::spawn(async move {
-        let _: redis::RedisResult<()> = redis::cmd("DEBUG").arg("SLEEP").arg("1").query_async(&mut admin).await;
+        let _: redis::RedisResult<()> = redis::cmd("DEBUG").arg("SLEEP").arg("2").query_async(&mut admin).await;
     });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Wait until the server is busy (a PING does not come back within 20 ms).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let command = redis::cmd("PING");
+        let ping = tokio::time::timeout(Duration::from_millis(20), command.query_async::<String>(&mut probe)).await;
+        if ping.is_err() || Instant::now() > deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     let slow = round(&tools, "slow").await;
     println!("Redis slow: {slow:?}");
     check_down(&slow, "slow");

@@ -67,7 +67,168 @@ pub use schema::{Incompatibility, Target};
 pub use spec::{Annotations, ToolSpec};
 pub use tool::{DynTool, FnTool, Tool, Validate};
 pub use toolbox::{Toolbox, ToolboxError};
-pub use toolkit_macros::{tool, tools};
+/// Makes a function a tool a language model can call.
+///
+/// On an `async fn`, a sync `fn`, or (inside a [`#[tools]`](macro@tools) `impl` block) a
+/// `&self` method. The function stays as written and callable; beside it the macro
+/// generates the argument struct (`GetWeatherArgs`, also [`Args<get_weather>`](Args)),
+/// the tool's [`ToolSpec`] (built once), and a handle named like the function for
+/// [`toolbox!`].
+///
+/// # Descriptions
+///
+/// The tool's description is its doc comment; each parameter's is the parameter's `///`
+/// comment. A tool without a doc comment is a compile error (the model decides by the
+/// description); `description = "..."` replaces it.
+///
+/// # Options: `#[tool(...)]`
+///
+/// | option | meaning |
+/// |---|---|
+/// | `name = "get_weather"` | the name the model calls the tool by (default: the function's) |
+/// | `title = "Current weather"` | a human title (MCP `title`) |
+/// | `description = "..."` | replaces the doc comment |
+/// | `timeout = "10s"` | per call: `"500ms"`, `"10s"`, `"1.5s"`, `"2m"`; past it the call fails as `timed_out` |
+/// | `read_only`, `destructive`, `idempotent`, `open_world` | effect annotations: exported (MCP hints), and read by hooks (only `read_only`/`idempotent` tools are retried or cached; `ApprovalGate::destructive()` asks about `destructive` ones) |
+/// | `strict` | ask OpenAI for strict mode (Structured Outputs) when the schema allows it |
+/// | `blocking` | a sync function that blocks (file or network I/O): runs on Tokio's blocking pool |
+/// | `crate = path` | the path of this crate, when it is not `::toolkit` |
+///
+/// # Parameters: `#[arg(...)]`
+///
+/// Any `T: Deserialize + JsonSchema`. `Option<T>` is optional. Keywords work (`r#type` is
+/// `type` on the wire).
+///
+/// | option | meaning |
+/// |---|---|
+/// | `default` / `default = expr` | optional, with the type's `Default` or this value (a string literal converts with `Into`) |
+/// | `rename = "dueDate"` | the name on the wire |
+/// | `minimum = 1`, `maximum = 50` | bounds of a number, in the schema and checked when parsing |
+/// | `min_length = 1`, `max_length = 200` | characters of a string, items of a list |
+/// | `pattern = "^[a-z]+$"` | a regular expression a string must match (compiled when the crate builds: an invalid one is a compile error) |
+///
+/// A constraint broken by the model's arguments is an error naming the parameter and the
+/// rule: ``invalid argument: `query` must have at least 1 character (got 0)``.
+///
+/// # Injected parameters
+///
+/// Never in the schema, never sent by the model:
+///
+/// - `#[context] cx: &CallContext<'_>`: the call id, the spec, the shared state;
+/// - `#[state] db: &Db` or `#[state] db: Arc<Db>`: a value given with
+///   [`Toolbox::with_state`] (a `blocking` tool takes `Arc<Db>`: it runs on another
+///   thread). A call whose state was never given fails as `unavailable`.
+///
+/// # What a tool returns
+///
+/// | returns | the model reads |
+/// |---|---|
+/// | `String`, `&'static str`, `Cow<'static, str>` | the text |
+/// | `()` | `ok` |
+/// | any other `T: Serialize` | its JSON; with `T: JsonSchema` the tool also publishes an output schema (MCP `outputSchema`, typed after hooks) |
+/// | `Result<T, E>` with `E: Display` | `T` as above, or `E`'s text (its `source()` chain is kept for the operator) |
+///
+/// Text is recognised by the spelled type: a type alias of `String` is sent as a JSON
+/// string, so spell `String`.
+///
+/// # Example
+///
+/// ```
+/// use std::sync::Arc;
+/// use schemars::JsonSchema;
+/// use serde::{Deserialize, Serialize};
+/// use toolkit::prelude::*;
+///
+/// #[derive(Default, Deserialize, Serialize, JsonSchema)]
+/// #[serde(rename_all = "lowercase")]
+/// pub enum Unit { #[default] Celsius, Fahrenheit }
+///
+/// #[derive(Serialize, JsonSchema)]
+/// pub struct Weather { location: String, temperature: f64 }
+///
+/// pub struct Db { base: f64 }
+///
+/// /// Get the current weather for a city.
+/// #[tool(read_only, timeout = "10s")]
+/// async fn get_weather(
+///     /// City name, for example "Beijing".
+///     #[arg(min_length = 1, max_length = 100)]
+///     location: String,
+///     /// Temperature unit.
+///     #[arg(default)]
+///     unit: Unit,
+///     /// How many days back, 0 for today.
+///     #[arg(default = 0, maximum = 7, rename = "daysBack")]
+///     days_back: u8,
+///     #[state] db: &Db,
+///     #[context] cx: &CallContext<'_>,
+/// ) -> Result<Weather, std::io::Error> {
+///     let _ = (days_back, cx.call_id());
+///     let celsius = db.base;
+///     let temperature = match unit { Unit::Celsius => celsius, Unit::Fahrenheit => celsius * 1.8 + 32.0 };
+///     Ok(Weather { location, temperature })
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let tools = toolbox![get_weather].with_state(Db { base: 20.0 });
+/// let spec = tools.spec("get_weather").unwrap();
+/// assert_eq!(spec.expected, r#"{location: string, unit?: "celsius" | "fahrenheit", daysBack?: integer}"#);
+/// let r = tools.call(ToolCall::new("1", "get_weather", r#"{"location": "Oslo", "unit": "fahrenheit"}"#)).await;
+/// assert_eq!(r.content, r#"{"location":"Oslo","temperature":68.0}"#);
+/// let r = tools.call(ToolCall::new("2", "get_weather", r#"{"location": "", "daysBack": 9}"#)).await;
+/// assert!(r.content.starts_with("invalid argument: `location` must have at least 1 character"), "{}", r.content);
+/// # }
+/// ```
+///
+/// Mistakes in a tool definition are compile errors that point at the token and say
+/// the fix (a missing doc comment, a generic or borrowed parameter, a `blocking` async
+/// function, an invalid `pattern` or `timeout`, ...).
+pub use toolkit_macros::tool;
+
+/// Makes the `#[tool]` methods of an inherent `impl` block tools: `&self` methods of a
+/// type that holds state (a client, a connection pool).
+///
+/// List them in [`toolbox!`] as `value.method`, where `value` is an `Arc` of the type:
+/// each tool holds a clone of the `Arc`. Methods without `#[tool]` stay ordinary methods.
+/// `#[tool]` on a method outside a `#[tools]` block is a compile error that says so.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use toolkit::prelude::*;
+///
+/// pub struct Counter { n: AtomicU64 }
+///
+/// #[tools]
+/// impl Counter {
+///     /// Add one and tell the new count.
+///     #[tool]
+///     fn bump(&self) -> u64 {
+///         self.n.fetch_add(1, Ordering::Relaxed) + 1
+///     }
+///
+///     /// Tell the count.
+///     #[tool(read_only)]
+///     async fn read(&self) -> u64 {
+///         self.n.load(Ordering::Relaxed)
+///     }
+///
+///     /// Not a tool.
+///     pub fn reset(&self) {
+///         self.n.store(0, Ordering::Relaxed);
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let counter = Arc::new(Counter { n: AtomicU64::new(0) });
+/// let tools = toolbox![counter.bump, counter.read];
+/// tools.call(ToolCall::new("1", "bump", "{}")).await;
+/// assert_eq!(tools.call(ToolCall::new("2", "read", "{}")).await.content, "1");
+/// counter.reset();
+/// assert_eq!(tools.call(ToolCall::new("3", "read", "{}")).await.content, "0");
+/// # }
+/// ```
+pub use toolkit_macros::tools;
 
 /// Builds a [`Toolbox`] of `#[tool]` functions and methods, its names checked at compile
 /// time: `toolbox![get_weather, files::read_file, store.search]`.

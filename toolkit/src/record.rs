@@ -119,6 +119,32 @@ pub struct HookAction {
 /// One call after the fact: what the model asked for, what it got back, which hooks
 /// acted, and how long it took. A toolbox with [`RecordSink`]s delivers exactly one record
 /// per call, whatever happened to it.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use toolkit::prelude::*;
+/// use toolkit::{Hook, Decision, Outcome};
+///
+/// /// Add two integers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 { a + b }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let records = Arc::new(Mutex::new(Vec::<CallRecord>::new()));
+/// let sink = Arc::clone(&records);
+/// let no_negatives = Hook::before("no_negatives", |call| {
+///     let negative = call.arguments().values().any(|v| v.as_i64().is_some_and(|n| n < 0));
+///     if negative { Decision::Block("only non-negative numbers".into()) } else { Decision::Continue }
+/// });
+/// let tools = toolbox![add].with_hook(no_negatives).with_sink(move |r: &CallRecord| sink.lock().unwrap().push(r.clone()));
+/// tools.call(ToolCall::new("1", "add", r#"{"a": 1, "b": 2}"#)).await;
+/// tools.call(ToolCall::new("2", "add", r#"{"a": -1, "b": 2}"#)).await;
+/// let records = records.lock().unwrap();
+/// assert_eq!((records[0].outcome, records[0].content.as_str()), (Outcome::Ok, "3"));
+/// assert_eq!(records[1].outcome, Outcome::Blocked);
+/// assert_eq!(records[1].hooks[0].hook, "no_negatives");
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct CallRecord {

@@ -93,6 +93,26 @@ type EventFn = dyn Fn(&AgentEvent<'_>) + Send + Sync;
 ///
 /// Built with [`Agent::builder`]; cheap to clone (clones share everything), and
 /// [`run`](Agent::run) takes `&self`, so one agent serves many concurrent runs.
+///
+/// ```
+/// use toolkit::prelude::*;
+///
+/// /// Add two integers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 { a + b }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // Offline: a scripted model asks for a call, then answers from its result.
+/// let model = ScriptedModel::new([
+///     Turn::call("add", r#"{"a": 2, "b": 40}"#),
+///     Turn::text("2 + 40 = 42"),
+/// ]);
+/// let agent = Agent::builder(model, toolbox![add]).system_prompt("You add numbers.").max_iterations(4).build()?;
+/// let run = agent.run("What is 2 + 40?").await?;
+/// assert_eq!(run.text, "2 + 40 = 42");
+/// assert_eq!(run.records[0].content, "42");
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct Agent {
     inner: Arc<Inner>,

@@ -9,6 +9,28 @@ use futures_util::future::BoxFuture;
 use crate::call::Output;
 
 /// What a before hook decided.
+///
+/// ```
+/// use toolkit::prelude::*;
+/// use toolkit::{Decision, Hook, Output};
+///
+/// /// Look a word up.
+/// #[tool(read_only)]
+/// fn define(word: String) -> String { format!("{word}: a word") }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let policy = Hook::before("policy", |call| match call.arguments().get("word").and_then(|w| w.as_str()) {
+///     Some("password") => Decision::Block("that word is not looked up here".into()),
+///     Some("hello") => Decision::Return(Output::text("hello: a greeting")),
+///     _ => Decision::Continue,
+/// });
+/// let tools = toolbox![define].with_hook(policy);
+/// let call = |w: &str| ToolCall::new("1", "define", format!(r#"{{"word": "{w}"}}"#));
+/// assert_eq!(tools.call(call("rust")).await.content, "rust: a word");
+/// assert_eq!(tools.call(call("password")).await.content, "blocked: that word is not looked up here");
+/// assert_eq!(tools.call(call("hello")).await.content, "hello: a greeting");
+/// # }
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Decision {
@@ -23,6 +45,28 @@ pub enum Decision {
 }
 
 /// What an error hook decided.
+///
+/// ```
+/// use toolkit::prelude::*;
+/// use toolkit::{Hook, Recovery};
+///
+/// /// Read a file.
+/// #[tool(read_only)]
+/// fn read(path: String) -> Result<String, std::io::Error> { std::fs::read_to_string(path) }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let friendly = Hook::error("friendly", |err| {
+///     if err.error().message.contains("No such file") {
+///         Recovery::Message("there is no such file; list the directory first".into())
+///     } else {
+///         Recovery::Propagate
+///     }
+/// });
+/// let tools = toolbox![read].with_hook(friendly);
+/// let r = tools.call(ToolCall::new("1", "read", r#"{"path": "/no/such/file"}"#)).await;
+/// assert_eq!(r.content, "there is no such file; list the directory first");
+/// # }
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Recovery {

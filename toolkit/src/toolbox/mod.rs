@@ -43,6 +43,30 @@ use table::{Table, unknown_tool};
 ///
 /// [`call`](Toolbox::call) never panics and never returns a Rust error for anything the
 /// model did: every failure becomes a [`ToolResult`] whose content the model can act on.
+///
+/// ```
+/// use toolkit::prelude::*;
+/// use toolkit::hooks::Truncate;
+///
+/// /// Add two integers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 { a + b }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let tools = toolbox![add]
+///     .with_hook(Truncate::chars(1000))                       // govern every call
+///     .with_sink(|r: &CallRecord| println!("{} {}", r.tool, r.outcome.label()));
+/// let schema = tools.export(Target::OpenAiChat);              // send with the request
+/// assert_eq!(schema[0]["function"]["name"], "add");
+///
+/// let ok = tools.call(ToolCall::new("1", "add", r#"{"a": 2, "b": 40}"#)).await;
+/// assert_eq!(ok.content, "42");
+/// let bad = tools.call(ToolCall::new("2", "add", r#"{"a": 2}"#)).await;
+/// assert_eq!(bad.kind(), Some(ErrorKind::MissingField));
+/// let both = tools.call_all(vec![ToolCall::new("3", "add", r#"{"a": 1, "b": 1}"#), ToolCall::new("4", "nope", "{}")]).await;
+/// assert_eq!((both[0].content.as_str(), both[1].is_error()), ("2", true));
+/// # }
+/// ```
 pub struct Toolbox {
     table: Table,
     limits: Limits,
