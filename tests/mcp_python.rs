@@ -123,7 +123,7 @@ fn check_audit(audit: &Path) {
 fn stdio_legacy_client_initializes_lists_and_calls_through_the_hooks() {
     let dir = scratch("mcp-stdio-legacy");
     let audit = dir.join("audit.jsonl");
-    let report = python_client("legacy", &calls(), &stdio_target(&dir.join("data"), &audit));
+    let Some(report) = python_client("legacy", &calls(), &stdio_target(&dir.join("data"), &audit)) else { return };
     check(&report, "2025-11-25");
     check_audit(&audit);
 }
@@ -132,7 +132,7 @@ fn stdio_legacy_client_initializes_lists_and_calls_through_the_hooks() {
 fn stdio_modern_client_discovers_and_speaks_the_stateless_revision() {
     let dir = scratch("mcp-stdio-modern");
     let audit = dir.join("audit.jsonl");
-    let report = python_client("modern", &calls(), &stdio_target(&dir.join("data"), &audit));
+    let Some(report) = python_client("modern", &calls(), &stdio_target(&dir.join("data"), &audit)) else { return };
     check(&report, "2026-07-28");
     check_audit(&audit);
 }
@@ -142,7 +142,7 @@ fn http_legacy_client_gets_a_session_and_the_same_answers() {
     let dir = scratch("mcp-http-legacy");
     let audit = dir.join("audit.jsonl");
     let server = HttpServer::start(&dir.join("data"), &audit);
-    let report = python_client("legacy", &calls(), &["--url".into(), server.url.clone()]);
+    let Some(report) = python_client("legacy", &calls(), &["--url".into(), server.url.clone()]) else { return };
     check(&report, "2025-11-25");
     assert!(server.stop().success(), "Ctrl-C stops the HTTP server cleanly");
     check_audit(&audit);
@@ -153,7 +153,7 @@ fn http_modern_client_is_served_statelessly_with_the_same_answers() {
     let dir = scratch("mcp-http-modern");
     let audit = dir.join("audit.jsonl");
     let server = HttpServer::start(&dir.join("data"), &audit);
-    let report = python_client("modern", &calls(), &["--url".into(), server.url.clone()]);
+    let Some(report) = python_client("modern", &calls(), &["--url".into(), server.url.clone()]) else { return };
     check(&report, "2026-07-28");
     assert!(server.stop().success(), "Ctrl-C stops the HTTP server cleanly");
     check_audit(&audit);
