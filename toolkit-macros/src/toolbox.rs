@@ -96,12 +96,15 @@ pub fn entry(input: TokenStream) -> TokenStream {
                 table.push(quote_spanned!(path.span()=> #p::listed_entry::<#alias>()));
             }
             Entry::Method { base, method } => {
-                // `method_tool(Arc::clone(&(base)).__toolkit_tool_method())`, located at
+                // `method_tool(shared(&(base)).__toolkit_tool_method())`, located at
                 // `method` (but `base` keeps its own spans): a method that is not a tool
                 // is reported there.
                 let at = method.span();
                 let accessor = format_ident!("__toolkit_tool_{}", method, span = at);
-                let handle = quote_spanned!(at=> #p::method_tool(::std::sync::Arc::clone(&(#base)).#accessor()));
+                // The value must be an `Arc`: checked at `base`, with the fix in the message.
+                let shared = quote_spanned!(base.span()=> #p::shared(&(#base)));
+                // The braces keep the accessor call's span at `method`.
+                let handle = quote_spanned!(at=> #p::method_tool({ #shared }.#accessor()));
                 let param = format_ident!("__toolkit_M{}", params.len());
                 let value = format_ident!("__toolkit_m{}", params.len());
                 names.push(quote_spanned!(at=> <#param as #p::Tool>::NAME));

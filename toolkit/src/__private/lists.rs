@@ -158,3 +158,28 @@ pub trait MethodTool {
 pub fn method_tool<T: MethodTool>(accessor: T) -> T::Handle {
     accessor.handle()
 }
+
+/// The value a method tool is listed on (`value.method`): it must be an `Arc`, which each
+/// tool keeps a clone of. Anything else is reported at the value, with the fix.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an `Arc`: a method tool keeps a shared handle to the value it is called on",
+    label = "wrap this value in `Arc`",
+    note = "write `let value = std::sync::Arc::new(value);` and list `value.method` in `toolbox!`"
+)]
+pub trait SharedValue {
+    type Target: ?Sized;
+    fn share(&self) -> std::sync::Arc<Self::Target>;
+}
+
+impl<T: ?Sized> SharedValue for std::sync::Arc<T> {
+    type Target = T;
+    #[inline]
+    fn share(&self) -> std::sync::Arc<T> {
+        std::sync::Arc::clone(self)
+    }
+}
+
+#[inline]
+pub fn shared<S: SharedValue + ?Sized>(value: &S) -> std::sync::Arc<S::Target> {
+    value.share()
+}
