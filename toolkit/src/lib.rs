@@ -92,6 +92,7 @@ pub use toolbox::{Toolbox, ToolboxError};
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | effect annotations: exported (MCP hints), and read by hooks (only `read_only`/`idempotent` tools are retried or cached; `ApprovalGate::destructive()` asks about `destructive` ones) |
 /// | `strict` | ask OpenAI for strict mode (Structured Outputs) when the schema allows it |
 /// | `blocking` | a sync function that blocks (file or network I/O): runs on Tokio's blocking pool |
+/// | `require_param_docs` | a parameter the model sends without a `///` comment is a compile error (by default it compiles, with no description) |
 /// | `crate = path` | the path of this crate, when it is not `::toolkit` |
 ///
 /// # Parameters: `#[arg(...)]`

@@ -631,6 +631,18 @@ pub fn build(
             },
             FnArg::Typed(p) => {
                 if let Some(param) = param_model(p, errors, &mut contexts) {
+                    if let ParamKind::Arg(a) = &param.kind
+                        && a.docs.is_empty()
+                        && options.require_param_docs.is_present()
+                    {
+                        errors.at(
+                            &param.binding,
+                            format!(
+                                "parameter `{}` has no doc comment, and this tool has `require_param_docs`: the model reads what to send from it; add `/// ...` above the parameter",
+                                param.binding
+                            ),
+                        );
+                    }
                     if let ParamKind::Arg(a) = &param.kind {
                         if let Some((_, _first)) = seen.iter().find(|(w, _)| *w == a.wire) {
                             errors.at_span(

@@ -25,6 +25,8 @@ pub struct ToolOptions {
     pub strict: Flag,
     /// A sync function that blocks: runs on the blocking pool.
     pub blocking: Flag,
+    /// Every parameter the model sends must have a doc comment.
+    pub require_param_docs: Flag,
     /// The path of the runtime crate (default `::toolkit`).
     #[darling(rename = "crate")]
     pub krate: Option<Path>,
@@ -42,6 +44,7 @@ const TOOL_KEYS: &[(&str, &str)] = &[
     ("open_world", "open_world"),
     ("strict", "strict"),
     ("blocking", "blocking"),
+    ("require_param_docs", "require_param_docs"),
     ("crate", "crate = ::toolkit"),
 ];
 
