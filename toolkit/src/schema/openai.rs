@@ -225,11 +225,18 @@ impl Strict<'_> {
     }
 
     /// A `$ref` with siblings is inlined (siblings kept) unless its target is recursive;
-    /// then only the bare `$ref` stays, as strict mode allows nothing beside it.
+    /// then the `$ref` goes alone into a one-branch `anyOf`, which carries the
+    /// description (strict mode allows nothing beside a `$ref` itself).
     fn reference(&self, reference: &str, map: &Map<String, Value>) -> Value {
         let bare = json!({ "$ref": reference });
-        if map.len() == 1 || self.defs.is_recursive(reference) {
+        if map.len() == 1 {
             return bare;
+        }
+        if self.defs.is_recursive(reference) {
+            return match map.get("description") {
+                Some(description) => json!({ "anyOf": [bare], "description": description }),
+                None => bare,
+            };
         }
         match self.defs.resolve(reference) {
             Some(target) => self.node(&refs::overlay(target, map)),
@@ -427,7 +434,7 @@ mod tests {
     }
 
     #[test]
-    fn nested_objects_are_closed_and_recursive_refs_stay_bare() {
+    fn nested_objects_are_closed_and_recursive_refs_stay_references() {
         let schema = json!({
             "type": "object",
             "properties": {
@@ -445,7 +452,8 @@ mod tests {
             }}
         });
         let out = strict_schema(&schema);
-        assert_eq!(out["properties"]["tree"], json!({"$ref": "#/$defs/Node"}));
+        // The description beside a recursive reference is kept on a one-branch `anyOf`.
+        assert_eq!(out["properties"]["tree"], json!({"anyOf": [{"$ref": "#/$defs/Node"}], "description": "The tree."}));
         assert_eq!(
             out["properties"]["maybe"],
             json!({"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}], "description": "Another."})
@@ -476,6 +484,21 @@ mod tests {
         assert_eq!(shape["anyOf"][0]["additionalProperties"], json!(false));
         assert_eq!(out["properties"]["unit"], json!({"anyOf": [{"$ref": "#/$defs/Unit"}, {"type": "null"}]}));
         assert_eq!(out["$defs"]["Unit"], json!({"type": "string", "enum": ["c", "f"]}));
+    }
+
+    #[test]
+    fn the_description_beside_a_recursive_reference_is_kept() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"root": {"$ref": "#/$defs/Node", "description": "The tree's root."}},
+            "required": ["root"],
+            "$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}, "required": ["children"]}}
+        });
+        let out = strict_schema(&schema);
+        assert_eq!(
+            out["properties"]["root"],
+            json!({"anyOf": [{"$ref": "#/$defs/Node"}], "description": "The tree's root."})
+        );
     }
 
     #[test]
