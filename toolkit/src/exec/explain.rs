@@ -305,7 +305,7 @@ pub(crate) fn nearest_field<'s>(root: &'s Value, parent: &str, unknown: &str) ->
     best.map(|(_, name)| name)
 }
 
-/// Levenshtein distance, for short names.
+/// The edit distance (insertions, deletions, substitutions) between short names.
 fn edits(a: &str, b: &str) -> usize {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     if a.len() > 64 || b.len() > 64 {

@@ -9,7 +9,8 @@ use regex_automata::nfa::thompson::WhichCaptures;
 use regex_automata::util::captures::Captures;
 use regex_automata::{Anchored, Input, meta};
 
-use super::checks::{self, Secret};
+use super::checks;
+use super::names::{self, Secret};
 use super::parse;
 use super::rules::{ASSIGNMENT, BUILT_IN, Kind};
 
@@ -103,7 +104,7 @@ impl Engine {
             .map(|p| meta::Regex::builder().configure(config.clone()).build(p).map_err(|e| e.to_string()))
             .collect::<Result<_, _>>()?;
         let starts = patterns.iter().map(|p| first_bytes(p)).collect();
-        let key_words = keys.iter().map(|k| checks::words(k).join("_")).collect();
+        let key_words = keys.iter().map(|k| names::words(k).join("_")).collect();
         Ok(Engine { rules, keys, key_words, builtin_names, template, regex, each, starts })
     }
 
@@ -123,7 +124,7 @@ impl Engine {
 
     /// Whether a JSON field name is secret, and its label.
     pub fn secret_key(&self, name: &str) -> Option<(Secret, &str)> {
-        let kind = checks::secret_name(name, &self.key_words)?;
+        let kind = names::secret_name(name, &self.key_words)?;
         match kind {
             Secret::Custom(i) => Some((kind, self.keys[i].as_str())),
             _ if self.builtin_names => Some((kind, "secret")),
@@ -282,7 +283,7 @@ impl Engine {
         let value_text = &text[value.0..value.1];
         let Some((kind, label)) = self.secret_key(name_text) else { return false };
         let after = text[value.1..].chars().next();
-        if !checks::assigned_secret(name_text, value_text, a.quoted, after, kind) {
+        if !names::assigned_secret(name_text, value_text, a.quoted, after, kind) {
             return false;
         }
         // `"pin": 1234` in JSON text: the replacement is a JSON string.

@@ -132,7 +132,7 @@ fn string<'e>(
     let decoded = if escaped { serde_json::from_str::<String>(&text[start - 1..end + 1]).ok() } else { None };
     if let Some((kind, label)) = name.and_then(|n| engine.secret_key(n)) {
         let value = decoded.as_deref().unwrap_or(raw);
-        if super::checks::assigned_secret(name.unwrap_or_default(), value, true, None, kind) {
+        if super::names::assigned_secret(name.unwrap_or_default(), value, true, None, kind) {
             out.push(Found { start, end, replace: Replace::InString(label) });
         }
         return;
@@ -165,7 +165,7 @@ fn scalar<'e>(
         return;
     }
     if let Some((kind, label)) = name.and_then(|n| engine.secret_key(n)) {
-        if super::checks::assigned_secret(name.unwrap_or_default(), token, false, None, kind) {
+        if super::names::assigned_secret(name.unwrap_or_default(), token, false, None, kind) {
             out.push(Found { start, end, replace: Replace::Quoted(label) });
         }
         return;

@@ -4,6 +4,7 @@
 mod checks;
 mod engine;
 mod json;
+mod names;
 mod parse;
 mod rules;
 
@@ -256,8 +257,8 @@ impl Redactor {
                 for (key, value) in map.iter_mut() {
                     if let Some((kind, label)) = self.engine.secret_key(key) {
                         let secret = match value {
-                            Value::String(s) => checks::assigned_secret(key, s, true, None, kind),
-                            Value::Number(n) => checks::assigned_secret(key, &n.to_string(), false, None, kind),
+                            Value::String(s) => names::assigned_secret(key, s, true, None, kind),
+                            Value::Number(n) => names::assigned_secret(key, &n.to_string(), false, None, kind),
                             Value::Object(_) | Value::Array(_) => true,
                             Value::Null | Value::Bool(_) => false,
                         };

@@ -25,7 +25,7 @@ pub(super) enum Kind {
     Bearer,
     /// The credentials after `Basic`: base64 of `user:password`.
     Basic,
-    /// `name = value` where the name is secret-named (see `checks::secret_name`).
+    /// `name = value` where the name is secret-named (see `names::secret_name`).
     Assignment,
     /// An e-mail address (not `git@host:path`, not `icon@2x.png`).
     Email,
@@ -57,7 +57,7 @@ const fn rule(label: &'static str, pattern: &'static str, kind: Kind) -> BuiltIn
 }
 
 /// The name part of an assignment: an identifier holding a secret keyword (which one
-/// counts is decided by `checks::secret_name`), or a label in another language. The
+/// counts is decided by `names::secret_name`), or a label in another language. The
 /// `{custom}` slot takes the keys of `Redactor::redact_keys`.
 pub(super) const ASSIGNMENT: &str = concat!(
     r#"(?:(?-u:\b)[A-Za-z0-9_.-]*(?:(?i-u:pass|pwd|secret|token|key|credential|auth){custom})[A-Za-z0-9_.-]*"#,
