@@ -1,0 +1,125 @@
+//! Building an [`Agent`]: its model, toolbox, hooks, limits and options.
+
+use std::sync::Arc;
+
+use super::{Agent, AgentEvent, Inner, OnLength};
+use crate::hook::{DuplicateHook, Hook};
+use crate::model::ToolChoice;
+
+/// Builds an [`Agent`].
+pub struct AgentBuilder {
+    pub(super) inner: Inner,
+    /// The first mistake found; `build` reports it.
+    pub(super) problem: Option<AgentBuildError>,
+}
+
+/// A mistake in an agent's configuration, reported by [`AgentBuilder::build`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentBuildError {
+    /// `tool_choice` names a tool the toolbox does not have.
+    #[error("tool_choice names `{name}`, which is not in the toolbox (it has: {available})")]
+    UnknownToolChoice {
+        /// The name given.
+        name: String,
+        /// The toolbox's tools.
+        available: String,
+    },
+    /// `max_iterations` is 0: the model could never be asked.
+    #[error("max_iterations must be at least 1")]
+    NoIterations,
+    /// Two agent hooks share a name.
+    #[error("{0}")]
+    DuplicateHook(String),
+}
+
+impl AgentBuilder {
+    /// The agent's name or role: the `agent` label hooks see and records carry.
+    pub fn name(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.inner.name = Some(name.into());
+        self
+    }
+
+    /// The system prompt, sent first in every run (unless the history has one).
+    pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.inner.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// What to do with an answer cut by the token limit (default: return it).
+    pub fn on_length(mut self, policy: OnLength) -> Self {
+        self.inner.on_length = policy;
+        self
+    }
+
+    /// The most model turns in one run (default 10); past it the run ends with
+    /// [`AgentError::MaxIterations`].
+    pub fn max_iterations(mut self, n: usize) -> Self {
+        self.inner.max_iterations = n;
+        self
+    }
+
+    /// Whether, and which, tools the model must call (default [`ToolChoice::Auto`]).
+    ///
+    /// `Required` and a named tool bind the **first** turn only; once the model has
+    /// called tools, later turns use `Auto` so that it can answer (otherwise it could
+    /// only ever call tools, until `max_iterations`). `None` holds for every turn.
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.inner.tool_choice = choice;
+        self
+    }
+
+    /// Whether the model may ask for several calls in one message (default `true`);
+    /// the calls of one message run concurrently when on, one after another when off.
+    pub fn parallel_tool_calls(mut self, parallel: bool) -> Self {
+        self.inner.parallel_tool_calls = parallel;
+        self
+    }
+
+    /// Sends every tool in strict mode (OpenAI Structured Outputs; default `false`:
+    /// only tools declared `strict`).
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.inner.strict = strict;
+        self
+    }
+
+    /// Adds an agent-scoped hook: it acts on this agent's calls only, after global and
+    /// toolbox hooks of the same priority.
+    pub fn hook(mut self, hook: impl Into<Hook>) -> Self {
+        if let Err(e @ DuplicateHook(_)) = self.inner.hooks.add(hook.into()) {
+            self.problem.get_or_insert(AgentBuildError::DuplicateHook(e.to_string()));
+        }
+        self
+    }
+
+    /// Adds agent-scoped hooks.
+    pub fn hooks(mut self, hooks: impl IntoIterator<Item = Hook>) -> Self {
+        for hook in hooks {
+            self = self.hook(hook);
+        }
+        self
+    }
+
+    /// Calls `f` with every [`AgentEvent`] of every run, on the task running it.
+    pub fn on_event(mut self, f: impl Fn(&AgentEvent<'_>) + Send + Sync + 'static) -> Self {
+        self.inner.on_event = Some(Arc::new(f));
+        self
+    }
+
+    /// The agent, or what is wrong with its configuration.
+    pub fn build(mut self) -> Result<Agent, AgentBuildError> {
+        if self.inner.max_iterations == 0 {
+            self.problem.get_or_insert(AgentBuildError::NoIterations);
+        }
+        if let ToolChoice::Tool(name) = &self.inner.tool_choice
+            && self.inner.tools.spec(name).is_none()
+        {
+            let available = self.inner.tools.names().iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+            self.problem.get_or_insert(AgentBuildError::UnknownToolChoice { name: name.clone(), available });
+        }
+        match self.problem {
+            Some(problem) => Err(problem),
+            None => Ok(Agent { inner: Arc::new(self.inner) }),
+        }
+    }
+}
