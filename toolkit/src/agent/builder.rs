@@ -53,7 +53,7 @@ impl AgentBuilder {
     }
 
     /// The most model turns in one run (default 10); past it the run ends with
-    /// [`AgentError::MaxIterations`].
+    /// [`AgentError::MaxIterations`](super::AgentError::MaxIterations).
     pub fn max_iterations(mut self, n: usize) -> Self {
         self.inner.max_iterations = n;
         self
