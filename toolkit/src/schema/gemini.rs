@@ -60,7 +60,18 @@ pub(crate) fn problems(schema: &Value) -> Vec<Problem> {
         }
     }
     walk::walk(schema, &mut |site| {
+        if untyped(site.schema) && !site.path.is_empty() {
+            found.push(problem(site.path, UNTYPED));
+        }
         let Some(map) = site.schema.as_object() else { return };
+        // Gemini's parameter-name rule holds at every depth.
+        if !site.path.is_empty()
+            && let Some(properties) = map.get("properties").and_then(Value::as_object)
+        {
+            for name in properties.keys().filter(|name| !is_parameter_name(name)) {
+                found.push(problem(&format!("{}.{name}", site.path), PARAMETER_NAME));
+            }
+        }
         if let Some(reference) = site.cycle {
             found.push(problem(site.path, &format!("a recursive type (`{}`); {RECURSIVE}", refs::ref_name(reference))));
         }
@@ -80,6 +91,22 @@ pub(crate) fn problems(schema: &Value) -> Vec<Problem> {
         }
     });
     found
+}
+
+const UNTYPED: &str = "a value of any type (`serde_json::Value`); Gemini needs a type for every value, so it \
+    goes out without one and the model is not told what to send: give it a concrete type";
+
+/// A schema that says nothing about its value's type (`true`, `{}`, or only annotations).
+fn untyped(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(b) => *b,
+        Value::Object(map) => {
+            !["type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf", "properties", "items", "not"]
+                .iter()
+                .any(|k| map.contains_key(*k))
+        }
+        _ => false,
+    }
 }
 
 const PARAMETER_NAME: &str = "a parameter name Gemini rejects: it must start with a letter or `_` and hold only \
@@ -350,6 +377,23 @@ fn single_key(key: &str, value: Value) -> Map<String, Value> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn untyped_values_and_nested_names_are_reported() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "data": {"description": "Anything."},
+                "nested": {"type": "object", "properties": {"bad-name": {"type": "string"}, "ok": true}}
+            }
+        });
+        let found = problems(&schema);
+        let paths: Vec<&str> = found.iter().map(|p| p.path.as_str()).collect();
+        assert!(paths.contains(&"data"), "{paths:?}");
+        assert!(paths.contains(&"nested.bad-name"), "{paths:?}");
+        assert!(paths.contains(&"nested.ok"), "{paths:?}");
+        assert!(found.iter().any(|p| p.rule.contains("needs a type")), "{found:?}");
+    }
+
     use serde_json::json;
 
     use super::*;
