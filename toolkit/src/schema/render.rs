@@ -122,6 +122,17 @@ impl<'a> Render<'a> {
 
     fn object(&self, map: &Map<String, Value>, at: At) -> String {
         let properties = map.get("properties").and_then(Value::as_object).filter(|p| !p.is_empty());
+        // A data-carrying enum variant (`{"Circle": {...}}`, one required field): its tag
+        // and data are shown at any depth, the data at the variant's own depth, so a
+        // union of variants reads `{Circle: {radius: number}} | {Square: {side: number}}`.
+        if let Some(properties) = properties
+            && properties.len() == 1
+            && let Some((tag, data)) = properties.iter().next()
+            && required(map) == [tag.as_str()]
+            && at.depth <= 2
+        {
+            return format!("{{{}: {}}}", field_name(tag), self.render(data, At { depth: at.depth.max(1), ..at }));
+        }
         let values = map.get("additionalProperties").filter(|v| v.is_object() || v == &&Value::Bool(true));
         match (properties, values) {
             // A map is short to spell at any depth; its values count one level deeper.
@@ -186,6 +197,23 @@ fn field_name(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn data_carrying_variants_show_their_data() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"shape": {"oneOf": [
+                {"type": "object", "properties": {"Circle": {"type": "object", "properties": {"radius": {"type": "number"}}, "required": ["radius"]}}, "required": ["Circle"]},
+                {"type": "object", "properties": {"Square": {"type": "object", "properties": {"side": {"type": "number"}}, "required": ["side"]}}, "required": ["Square"]},
+                {"type": "string", "const": "Point"}
+            ]}},
+            "required": ["shape"]
+        });
+        assert_eq!(
+            render_expected(&schema),
+            r#"{shape: {Circle: {radius: number}} | {Square: {side: number}} | "Point"}"#
+        );
+    }
+
     use serde_json::json;
 
     use super::*;
