@@ -3,7 +3,6 @@
 //! (store operations: each is one round trip). `cargo bench --bench redis_store` (starts its own
 //! `redis-server` on a free port); under `cargo test --benches` it runs a few calls.
 
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
@@ -14,35 +13,10 @@ use toolkit::hooks::store::{Hit, MemoryStore, Store, StoreError};
 use toolkit::hooks::{Cache, CircuitBreaker, LoopGuard, RateLimit, RedisStore};
 use toolkit::{Annotations, FnTool, Hook, Output, Scope, ToolCall, ToolSpec, Toolbox};
 
-struct Redis {
-    child: Child,
-    port: u16,
-    dir: std::path::PathBuf,
-}
+#[path = "../examples/support/redis_server.rs"]
+mod redis_server;
 
-impl Redis {
-    fn start() -> Redis {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let dir = std::env::temp_dir().join(format!("toolkit-bench-redis-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server runs");
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        Redis { child, port, dir }
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-}
+use redis_server::RedisServer;
 
 /// A store that counts its operations (each one round trip on Redis).
 struct Counting<S> {
@@ -92,14 +66,6 @@ impl<S: Store> Store for Counting<S> {
     }
 }
 
-impl Drop for Redis {
-    fn drop(&mut self) {
-        self.child.kill().ok();
-        self.child.wait().ok();
-        std::fs::remove_dir_all(&self.dir).ok();
-    }
-}
-
 fn toolbox(hook: Hook) -> Toolbox {
     let spec = ToolSpec::new("lookup", "Look up.", json!({"type": "object", "properties": {"q": {"type": "string"}}}))
         .with_annotations(Annotations { read_only: true, ..Default::default() });
@@ -133,7 +99,7 @@ fn main() {
     }
     let calls = if full { 20_000 } else { 20 };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let redis = Redis::start();
+    let redis = RedisServer::start().unwrap_or_else(|e| panic!("{e}"));
     let memory: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let ops = Arc::new(AtomicU64::new(0));
     let redis_store = RedisStore::open(&redis.url()).unwrap().with_timeout(Duration::from_secs(1));

@@ -11,7 +11,7 @@
 //! `search` per 10 s across the fleet, so exactly 10 get through, whichever replica
 //! served them. With the in-memory store each replica would let 10 through: 30 in all.
 
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -19,6 +19,10 @@ use toolkit::hooks::RateLimit;
 use toolkit::hooks::RedisStore;
 use toolkit::mcp::McpServer;
 use toolkit::prelude::*;
+
+#[path = "support/redis_server.rs"]
+mod redis_server;
+use redis_server::RedisServer;
 
 /// Search the web (a stand-in that answers at once).
 #[tool(read_only)]
@@ -47,8 +51,8 @@ async fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let (url, _own) = match std::env::args().nth(1) {
         Some(url) => (url, None),
         None => {
-            let own = OwnRedis::start()?;
-            (own.url.clone(), Some(own))
+            let own = RedisServer::start().map_err(|e| format!("{e}, or pass a Redis URL"))?;
+            (own.url(), Some(own))
         }
     };
     println!("redis:    {url}");
@@ -116,43 +120,4 @@ async fn call(client: &reqwest::Client, url: &str, id: usize) -> Result<String, 
     let message = text.lines().find_map(|l| l.strip_prefix("data:")).map_or(text.as_str(), str::trim);
     let message: Value = serde_json::from_str(message)?;
     Ok(message["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned())
-}
-
-/// A `redis-server` started for this run on a free port, stopped at the end.
-struct OwnRedis {
-    child: Child,
-    url: String,
-    dir: std::path::PathBuf,
-}
-
-impl OwnRedis {
-    fn start() -> Result<OwnRedis, Box<dyn std::error::Error>> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-        let dir = std::env::temp_dir().join(format!("toolkit-fleet-{}", std::process::id()));
-        std::fs::create_dir_all(&dir)?;
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start redis-server ({e}); install it, or pass a Redis URL"))?;
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if std::time::Instant::now() > deadline {
-                return Err("redis-server did not start".into());
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        Ok(OwnRedis { child, url: format!("redis://127.0.0.1:{port}/"), dir })
-    }
-}
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        self.child.kill().ok();
-        self.child.wait().ok();
-        std::fs::remove_dir_all(&self.dir).ok();
-    }
 }

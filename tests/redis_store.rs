@@ -5,7 +5,6 @@
 //!
 //! `.ci/run` installs `redis-server` when it is missing.
 
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,67 +16,37 @@ use toolkit::hooks::{Cache, CircuitBreaker, RateLimit, RedisStore};
 use toolkit::prelude::*;
 use toolkit::{CallRecord, ErrorKind, FnTool, Outcome, Output, ToolError, ToolSpec, Toolbox};
 
-/// A `redis-server` of this test's own.
-struct RedisServer {
-    port: u16,
-    dir: PathBuf,
-    child: Option<Child>,
-}
+#[path = "../examples/support/redis_server.rs"]
+mod redis_server;
+
+use redis_server::RedisServer as Server;
+
+/// The test's own `redis-server`, and a client of it for looking at what the store wrote.
+struct RedisServer(Server);
 
 impl RedisServer {
     fn start() -> RedisServer {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let dir = std::env::temp_dir().join(format!("toolkit-redis-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut server = RedisServer { port, dir, child: None };
-        server.run();
-        server
-    }
-
-    fn run(&mut self) {
-        let child = Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            // `DEBUG SLEEP` plays a slow server.
-            .args(["--enable-debug-command", "local"])
-            .arg("--dir")
-            .arg(&self.dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server runs (install the redis-server package; .ci/run does)");
-        self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            assert!(Instant::now() < deadline, "redis-server did not start");
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        RedisServer(Server::start().unwrap_or_else(|e| panic!("{e} (.ci/run installs it)")))
     }
 
     fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
+        self.0.url()
     }
 
     fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            child.kill().ok();
-            child.wait().ok();
-        }
+        self.0.kill();
+    }
+
+    fn run(&mut self) {
+        self.0.run().unwrap();
     }
 
     fn restart(&mut self) {
-        self.kill();
-        self.run();
+        self.0.restart().unwrap();
     }
 
     async fn client(&self) -> redis::aio::MultiplexedConnection {
         redis::Client::open(self.url()).unwrap().get_multiplexed_async_connection().await.unwrap()
-    }
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        self.kill();
-        std::fs::remove_dir_all(&self.dir).ok();
     }
 }
 

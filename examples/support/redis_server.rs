@@ -1,0 +1,77 @@
+//! A `redis-server` of one's own: on a free loopback port, in a temporary directory, with
+//! no persistence, stopped (and its directory removed) when dropped. Shared by the
+//! `fleet` example, the Redis store's tests and its benchmark (`#[path]`-included).
+
+#![allow(dead_code)] // each includer uses its own part
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct RedisServer {
+    port: u16,
+    dir: PathBuf,
+    child: Option<Child>,
+}
+
+impl RedisServer {
+    /// Starts a server; an error says how to get one when `redis-server` is missing.
+    pub fn start() -> Result<RedisServer, String> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| format!("no free port: {e}"))?
+            .port();
+        let dir = std::env::temp_dir().join(format!("toolkit-redis-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut server = RedisServer { port, dir, child: None };
+        server.run()?;
+        Ok(server)
+    }
+
+    /// Starts (again) on the same port, and waits until it accepts connections.
+    pub fn run(&mut self) -> Result<(), String> {
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            // `DEBUG SLEEP` plays a slow server in the tests.
+            .args(["--enable-debug-command", "local"])
+            .arg("--dir")
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start redis-server ({e}): install the redis-server package"))?;
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            if Instant::now() > deadline {
+                return Err("redis-server did not start within 10 s".into());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Ok(())
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// Stops the server (a crash, as far as clients can tell).
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().ok();
+            child.wait().ok();
+        }
+    }
+
+    pub fn restart(&mut self) -> Result<(), String> {
+        self.kill();
+        self.run()
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.kill();
+        std::fs::remove_dir_all(&self.dir).ok();
+    }
+}
