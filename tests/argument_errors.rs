@@ -144,3 +144,29 @@ async fn a_big_tools_signature_is_cut_to_where_the_error_is() {
     );
     assert!(r.content.ends_with('…') && r.content.chars().count() < 320, "{}", r.content);
 }
+
+/// Pick a plan.
+#[tool]
+fn pick(
+    /// The plan's size in seats.
+    #[arg(one_of = [1, 5, 25])]
+    seats: u32,
+    /// A ratio.
+    #[arg(one_of = [0.5, 1])]
+    ratio: f64,
+) -> String {
+    format!("{seats} {ratio}")
+}
+
+/// `one_of` is an `enum` in the schema and is checked when parsing.
+#[tokio::test]
+async fn one_of_is_in_the_schema_and_checked() {
+    let tools = toolbox![pick];
+    let schema = &tools.spec("pick").unwrap().input_schema;
+    assert_eq!(schema["properties"]["seats"]["enum"], serde_json::json!([1, 5, 25]));
+    assert_eq!(schema["properties"]["ratio"]["enum"], serde_json::json!([0.5, 1.0]));
+    let ok = tools.call(ToolCall::new("1", "pick", r#"{"seats": 5, "ratio": 1}"#)).await;
+    assert_eq!(ok.content, "5 1");
+    let bad = tools.call(ToolCall::new("2", "pick", r#"{"seats": 7, "ratio": 0.5}"#)).await;
+    assert!(bad.content.starts_with("invalid argument: `seats` must be one of 1, 5, 25 (got 7)"), "{}", bad.content);
+}

@@ -107,6 +107,7 @@ pub use toolbox::{Toolbox, ToolboxError};
 /// | `minimum = 1`, `maximum = 50` | bounds of a number, in the schema and checked when parsing |
 /// | `min_length = 1`, `max_length = 200` | characters of a string, items of a list |
 /// | `pattern = "^[a-z]+$"` | a regular expression a string must match (compiled when the crate builds: an invalid one is a compile error) |
+/// | `one_of = [1, 5, 25]` | the values a number may take: an `enum` in the schema, checked when parsing |
 ///
 /// A constraint broken by the model's arguments is an error naming the parameter and the
 /// rule: ``invalid argument: `query` must have at least 1 character (got 0)``.

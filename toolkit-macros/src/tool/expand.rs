@@ -214,7 +214,8 @@ fn args_struct(m: &ToolModel) -> TokenStream {
     }
 }
 
-/// The runtime checks of `minimum`, `maximum`, `min_length`, `max_length` and `pattern`.
+/// The runtime checks of `minimum`, `maximum`, `one_of`, `min_length`, `max_length` and
+/// `pattern`.
 /// Each is located at the parameter's type, so a constraint that does not fit the type
 /// ("`pattern` applies to strings, not to `u32`") is reported there, once.
 fn constraint_checks(m: &ToolModel, binding: &syn::Ident, ty: &syn::Type, a: &Arg) -> Vec<TokenStream> {
@@ -239,6 +240,9 @@ fn constraint_checks(m: &ToolModel, binding: &syn::Ident, ty: &syn::Type, a: &Ar
     }
     if let Some(n) = &a.max_length {
         out.push(check("check_max_length", quote!(#n)));
+    }
+    if let Some(values) = &a.one_of {
+        out.push(check("check_one_of", quote!(&[#(#values),*])));
     }
     if let Some(p) = &a.pattern {
         let call = check("check_pattern", quote!(&__TOOLKIT_RE));
@@ -381,6 +385,9 @@ fn spec_body(m: &ToolModel) -> TokenStream {
         }
         if let Some(pat) = &a.pattern {
             constraints.push(quote!(("pattern", #p::serde_json::json!(#pat))));
+        }
+        if let Some(values) = &a.one_of {
+            constraints.push(quote!(("enum", #p::serde_json::json!([#(#values),*]))));
         }
         let param_call = quote_spanned!(ty.span()=> __schema.param::<#ty>);
         let param_cfg = cfg_attrs(&param.cfgs);

@@ -81,6 +81,8 @@ pub struct Arg {
     pub min_length: Option<LitInt>,
     pub max_length: Option<LitInt>,
     pub pattern: Option<LitStr>,
+    /// `one_of = [..]`: the values a number may take.
+    pub one_of: Option<Vec<syn::Expr>>,
 }
 
 pub enum DefaultValue {
@@ -518,6 +520,15 @@ fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<Span>
         None => (unraw(&binding), binding.span()),
     };
     let bound = |e: RawExpr| if is_float(&ty) { as_float(e.0) } else { e.0 };
+    let one_of = options.one_of.and_then(|list| match list.0 {
+        syn::Expr::Array(array) if !array.elems.is_empty() => {
+            Some(array.elems.into_iter().map(bound_expr(&ty)).collect())
+        }
+        other => {
+            errors.at(&other, "`one_of` takes a list of the values the number may take: `one_of = [1, 2, 7]`");
+            None
+        }
+    });
     let arg = Arg {
         wire,
         wire_span,
@@ -529,8 +540,14 @@ fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<Span>
         min_length: options.min_length,
         max_length: options.max_length,
         pattern: options.pattern,
+        one_of,
     };
     Some(Param { binding, ty, kind: ParamKind::Arg(Box::new(arg)), cfgs })
+}
+
+/// A listed value as the parameter's type takes it (`1` is `1.0` for a float).
+fn bound_expr(ty: &Type) -> impl Fn(syn::Expr) -> syn::Expr + '_ {
+    move |e| if is_float(ty) { as_float(e) } else { e }
 }
 
 /// Builds the model of one tool, or the list of everything wrong with it.

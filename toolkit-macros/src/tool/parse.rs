@@ -90,6 +90,8 @@ pub struct ArgOptions {
     pub min_length: Option<LitInt>,
     pub max_length: Option<LitInt>,
     pub pattern: Option<LitStr>,
+    /// The values a number may take: `one_of = [1, 2, 7, 13]`.
+    pub one_of: Option<RawExpr>,
 }
 
 /// Each option of `#[arg(...)]` and how it is written, for error messages.
@@ -101,6 +103,7 @@ const ARG_KEYS: &[(&str, &str)] = &[
     ("min_length", "min_length = 1"),
     ("max_length", "max_length = 200"),
     ("pattern", "pattern = \"^[a-z]+$\""),
+    ("one_of", "one_of = [1, 2, 7]"),
 ];
 
 impl ArgOptions {

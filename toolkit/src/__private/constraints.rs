@@ -7,7 +7,7 @@
 use super::*;
 
 #[diagnostic::on_unimplemented(
-    message = "`minimum` and `maximum` apply to numbers, not to `{Self}`",
+    message = "`minimum`, `maximum` and `one_of` apply to numbers, not to `{Self}`",
     label = "not a number",
     note = "use `min_length`/`max_length` for strings and lists, `pattern` for strings"
 )]
@@ -142,6 +142,21 @@ where
 {
     match value.number() {
         Some(v) if v < min => Err(Violation { field, rule: format!("must be at least {min} (got {v})") }),
+        _ => Ok(()),
+    }
+}
+
+/// `one_of`: the number is one of `allowed`; see [`check_min`].
+#[inline]
+pub fn check_one_of<T: Numeric<Bound = B>, B>(field: &'static str, value: &T, allowed: &[B]) -> Result<(), Violation>
+where
+    B: PartialEq + Display,
+{
+    match value.number() {
+        Some(v) if !allowed.contains(&v) => {
+            let listed: Vec<String> = allowed.iter().map(ToString::to_string).collect();
+            Err(Violation { field, rule: format!("must be one of {} (got {v})", listed.join(", ")) })
+        }
         _ => Ok(()),
     }
 }
