@@ -490,22 +490,8 @@ fn a_host_that_terminates_the_stdio_server_still_gets_the_calls_audited() {
     use std::io::{BufRead, Write};
     let dir = support::scratch("mcp-sigterm");
     let audit = dir.join("audit.jsonl");
-    let mut server = std::process::Command::new(support::example("mcp_server"))
-        .arg("--data")
-        .arg(dir.join("data"))
-        .arg("--audit")
-        .arg(&audit)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("mcp_server starts");
-    let mut stdin = server.stdin.take().unwrap();
-    let mut stdout = std::io::BufReader::new(server.stdout.take().unwrap());
+    let (mut server, mut stdin, mut stdout) = support::stdio_server(&dir.join("data"), &audit);
     let mut line = String::new();
-    writeln!(stdin, "{INITIALIZE}\n{INITIALIZED}").unwrap();
-    stdout.read_line(&mut line).unwrap();
-    assert!(line.contains("\"protocolVersion\""), "{line}");
     writeln!(stdin, "{}", call(1, "get_weather", json!({"location": "Paris"}))).unwrap();
     line.clear();
     stdout.read_line(&mut line).unwrap();

@@ -184,22 +184,8 @@ fn the_stdio_server_exits_when_stdin_closes_even_with_a_tool_stuck_in_blocking_i
     // the call, and its blocking thread stays stuck.
     let made = std::process::Command::new("mkfifo").arg(data.join("pipe")).status().unwrap();
     assert!(made.success());
-    let mut server = std::process::Command::new(support::example("mcp_server"))
-        .arg("--data")
-        .arg(&data)
-        .arg("--audit")
-        .arg(dir.join("audit.jsonl"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("mcp_server starts");
-    let mut stdin = server.stdin.take().unwrap();
-    let mut stdout = std::io::BufReader::new(server.stdout.take().unwrap());
+    let (mut server, mut stdin, mut stdout) = support::stdio_server(&data, &dir.join("audit.jsonl"));
     let mut line = String::new();
-    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
-    writeln!(stdin, "{initialize}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}").unwrap();
-    stdout.read_line(&mut line).unwrap();
     let read = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read_file", "arguments": {"path": "pipe"}}});
     writeln!(stdin, "{read}").unwrap();
     line.clear();

@@ -187,3 +187,30 @@ pub fn audit_lines(path: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines().map(|l| serde_json::from_str(l).expect("audit line is JSON")).collect()
 }
+
+/// The `mcp_server` example on stdio (data under `data`, audit log at `audit`), already
+/// past the `initialize` handshake: the process and the client's ends of its pipes.
+pub fn stdio_server(
+    data: &Path,
+    audit: &Path,
+) -> (std::process::Child, std::process::ChildStdin, std::io::BufReader<std::process::ChildStdout>) {
+    use std::io::{BufRead, Write};
+    let mut server = Command::new(example("mcp_server"))
+        .arg("--data")
+        .arg(data)
+        .arg("--audit")
+        .arg(audit)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mcp_server starts");
+    let mut stdin = server.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(server.stdout.take().expect("stdout"));
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    writeln!(stdin, "{initialize}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}").expect("write");
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("read");
+    assert!(line.contains("\"protocolVersion\""), "{line}");
+    (server, stdin, stdout)
+}
