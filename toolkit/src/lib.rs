@@ -48,6 +48,7 @@ mod limits;
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 pub mod model;
+mod nearest;
 pub mod record;
 pub mod schema;
 pub mod spec;

@@ -279,49 +279,12 @@ pub(crate) fn plain_expectation(serde: &str) -> String {
     }
 }
 
-/// The known field nearest to `unknown` among `properties` of the object at `parent`:
-/// one that starts with it, equals it but for case and `_`/`-`, or is within a third of
-/// its length in edits.
+/// The known field nearest to `unknown` among the properties of the object at `parent`
+/// (the rule unknown tools get: [`nearest`](crate::nearest::nearest)).
 pub(crate) fn nearest_field<'s>(root: &'s Value, parent: &str, unknown: &str) -> Option<&'s str> {
     let object = schema_at(root, parent)?;
     let names: Vec<&str> = object.get("properties")?.as_object()?.keys().map(String::as_str).collect();
-    let norm = |s: &str| s.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect::<String>();
-    let wanted = norm(unknown);
-    if wanted.is_empty() {
-        return None;
-    }
-    if let Some(same) = names.iter().find(|n| norm(n) == wanted) {
-        return Some(same);
-    }
-    let limit = (wanted.chars().count() / 3).max(1);
-    let mut best: Option<(usize, &str)> = None;
-    for name in names {
-        let distance =
-            if norm(name).starts_with(&wanted) && wanted.len() >= 3 { 0 } else { edits(&norm(name), &wanted) };
-        if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
-            best = Some((distance, name));
-        }
-    }
-    best.map(|(_, name)| name)
-}
-
-/// The edit distance (insertions, deletions, substitutions) between short names.
-fn edits(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    if a.len() > 64 || b.len() > 64 {
-        return usize::MAX;
-    }
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1).min(row[j] + 1).min(previous + usize::from(ca != cb));
-            previous = above;
-        }
-    }
-    row[b.len()]
+    crate::nearest::nearest(unknown, &names)
 }
 
 /// The signature shown after an argument error: the tool's whole signature, or, for a

@@ -121,44 +121,10 @@ pub(crate) fn unknown_tool(name: &str, table: &Table) -> crate::error::ToolError
     let message = if available.is_empty() {
         format!("unknown tool `{name}`: no tools are available")
     } else {
-        match closest(name, &available) {
+        match crate::nearest::nearest(name, &available) {
             Some(near) => format!("unknown tool `{name}`; did you mean `{near}`? Available tools: {list}"),
             None => format!("unknown tool `{name}`; available tools: {list}"),
         }
     };
     ToolError::new(ErrorKind::UnknownTool, message)
-}
-
-/// The available name nearest to `name`, if it is a plausible typo (edit distance at most
-/// a third of the name's length).
-fn closest<'a>(name: &str, available: &[&'a str]) -> Option<&'a str> {
-    let len = name.chars().count();
-    let limit = (len / 3).max(1);
-    // No tool name is longer than 64 characters: past that, no distance is small enough.
-    if len > 64 + limit {
-        return None;
-    }
-    available
-        .iter()
-        // The distance is at least the difference in length.
-        .filter(|c| c.len().abs_diff(name.len()) <= limit * 4)
-        .map(|c| (edit_distance(name, c), *c))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(row[j]).min(cur) };
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
