@@ -111,15 +111,7 @@ async fn run() -> Result<(), Box<dyn Error>> {
 
     let question = show::question(QUESTION);
     println!("user: {question}\n");
-    let run = match agent.run(question).await {
-        Ok(run) => run,
-        Err(e) => {
-            show::print_records(&e.run().records);
-            return Err(e.into());
-        }
-    };
-    show::print_ending(&run);
-    show::print_records(&run.records);
+    let run = show::run_and_show(&agent, question).await?;
     audit.flush()?;
     let lines = std::fs::read_to_string(&audit_path)?.lines().count();
     let plural = |n: usize, what: &str| if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") };

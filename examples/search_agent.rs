@@ -316,15 +316,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             .system_prompt("Use web_search for current information and calculate for arithmetic.")
             .on_event(show::print_event)
             .build()?;
-        let run = match agent.run(question).await {
-            Ok(run) => run,
-            Err(e) => {
-                show::print_records(&e.run().records);
-                return Err(e.into());
-            }
-        };
-        show::print_ending(&run);
-        show::print_records(&run.records);
+        show::run_and_show(&agent, question).await?;
     }
     Ok(())
 }

@@ -82,6 +82,24 @@ pub fn exit_code(result: Result<(), Box<dyn std::error::Error>>) -> std::process
 
 /// How the run's last answer ended, when it is not a plain answer: a refusal, an answer
 /// cut by the token limit, or a reason the client does not know.
+/// Runs `agent` on `question` and prints how the answer ended and every call's record;
+/// a failed run prints the records it made, then returns its error.
+pub async fn run_and_show(
+    agent: &toolkit::agent::Agent,
+    question: impl Into<String>,
+) -> Result<toolkit::agent::AgentRun, Box<dyn std::error::Error>> {
+    let run = match agent.run(question.into()).await {
+        Ok(run) => run,
+        Err(e) => {
+            print_records(&e.run().records);
+            return Err(e.into());
+        }
+    };
+    print_ending(&run);
+    print_records(&run.records);
+    Ok(run)
+}
+
 pub fn print_ending(run: &toolkit::agent::AgentRun) {
     if let Some(refusal) = &run.refusal {
         println!("── the model refused\n{refusal}");
