@@ -126,7 +126,10 @@ fn every_export_is_a_valid_json_schema() {
             let exported = spec.export(target);
             let schema = match target {
                 Target::OpenAiChat | Target::OpenAiChatStrict => &exported["function"]["parameters"],
-                Target::OpenAiResponses | Target::Gemini => &exported["parameters"],
+                Target::OpenAiResponses => &exported["parameters"],
+                // Gemini's OpenAPI subset, or its JSON Schema form where the subset would
+                // cut the schema (both are JSON Schema as far as the meta-schema goes).
+                Target::Gemini => exported.get("parameters").unwrap_or(&exported["parametersJsonSchema"]),
                 Target::Anthropic => &exported["input_schema"],
                 Target::Mcp => &exported["inputSchema"],
                 _ => unreachable!(),
@@ -135,6 +138,7 @@ fn every_export_is_a_valid_json_schema() {
                 // Gemini rejects an object with no properties: a tool without
                 // arguments is declared without `parameters`.
                 assert!(exported.get("parameters").is_none(), "{exported}");
+                assert!(exported.get("parametersJsonSchema").is_none(), "{exported}");
                 continue;
             }
             assert!(schema.is_object(), "{label}: {exported}");
@@ -204,9 +208,24 @@ fn validate_reports_what_a_target_cannot_take_precisely() {
 }
 
 #[test]
-fn gemini_gets_inlined_references_and_no_type_arrays() {
-    let exported = tools().spec("search_docs").unwrap().export(Target::Gemini);
+fn gemini_gets_its_subset_unless_the_subset_would_cut_the_schema() {
+    let spec = tools().spec("search_docs").unwrap().clone();
+    // `boosts` is a map of numbers: the OpenAPI subset has no `additionalProperties`, so
+    // the tool goes out in Gemini's JSON Schema form, which keeps the value type.
+    let exported = spec.export(Target::Gemini);
+    assert!(exported.get("parameters").is_none(), "{exported}");
+    let json_form = &exported["parametersJsonSchema"];
+    assert_eq!(json_form["properties"]["boosts"]["additionalProperties"]["type"], json!("number"));
+    // That form has no `pattern` or lengths: they are told in the description instead.
+    let query = json_form["properties"]["query"]["description"].as_str().unwrap();
+    assert!(query.ends_with("At least 1 character. At most 200 characters."), "{query}");
+    assert_eq!(tools().validate(Target::Gemini), Ok(()), "a map is no fault in the JSON Schema form");
+    // Without the map: the subset, references inlined and no type arrays.
+    let mut schema = spec.input_schema.clone();
+    schema["properties"].as_object_mut().unwrap().remove("boosts");
+    let exported = ToolSpec::new("search_docs", spec.description.clone(), schema).export(Target::Gemini);
     let text = exported.to_string();
+    assert!(exported.get("parametersJsonSchema").is_none(), "{text}");
     assert!(!text.contains("$ref") && !text.contains("$defs"), "{text}");
     assert!(!text.contains(r#""type":["#), "{text}");
     assert_eq!(exported["parameters"]["properties"]["sort"]["enum"], json!(["relevance", "newest"]));

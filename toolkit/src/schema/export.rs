@@ -15,7 +15,7 @@ impl ToolSpec {
     /// | [`OpenAiChatStrict`](Target::OpenAiChatStrict) | the same, strict for every tool strict mode can represent |
     /// | [`OpenAiResponses`](Target::OpenAiResponses) | `{"type": "function", name, description, parameters, strict}` |
     /// | [`Anthropic`](Target::Anthropic) | `{name, description, input_schema}` |
-    /// | [`Gemini`](Target::Gemini) | `{name, description, parameters?}` in Gemini's OpenAPI subset |
+    /// | [`Gemini`](Target::Gemini) | `{name, description, parameters?}` in Gemini's OpenAPI subset, or `{name, description, parametersJsonSchema}` where the subset would cut the schema |
     /// | [`Mcp`](Target::Mcp) | `{name, title?, description, inputSchema, outputSchema?, annotations}` |
     ///
     /// Strict (OpenAI Structured Outputs) lists every property in `required`, makes the
@@ -27,8 +27,11 @@ impl ToolSpec {
     /// `strict`, with its plain schema, for every target (`OpenAiChatStrict` too: a
     /// strict flag on a schema the model cannot fill would only invite wrong calls);
     /// [`check`](crate::schema::check) says why.
-    /// Gemini gets references inlined, `nullable` instead of type arrays, and no
-    /// `additionalProperties`; `parameters` is left out when the tool takes none. MCP
+    /// Gemini gets its OpenAPI subset (`parameters`: references inlined, `nullable`
+    /// instead of type arrays, no `additionalProperties`) unless the subset would cut a
+    /// recursive type, a map's value type or a tuple; then its JSON Schema form
+    /// (`parametersJsonSchema`, with `$ref`/`$defs`). Either is left out when the tool
+    /// takes no arguments. MCP
     /// gets `outputSchema` only when the output schema has an object root.
     ///
     /// ```
@@ -105,7 +108,8 @@ impl ToolSpec {
         // Gemini rejects an object schema with no properties: a tool without
         // arguments leaves `parameters` out.
         if !self.takes_no_arguments() {
-            declaration.insert("parameters".into(), gemini::gemini_schema(&self.input_schema));
+            let form = gemini::form(&self.input_schema);
+            declaration.insert(form.key().into(), gemini::declaration_schema(&self.input_schema, form));
         }
         Value::Object(declaration)
     }
@@ -231,6 +235,17 @@ mod tests {
             json!({"type": "object", "properties": {}, "additionalProperties": false}),
         );
         assert_eq!(none.export(Target::Gemini), json!({"name": "now", "description": "The time."}));
+    }
+
+    #[test]
+    fn gemini_takes_the_json_schema_form_where_the_subset_would_cut() {
+        let out = with_map(false).export(Target::Gemini);
+        assert!(out.get("parameters").is_none(), "{out}");
+        assert_eq!(
+            out["parametersJsonSchema"]["properties"]["tags"]["additionalProperties"],
+            json!({"type": "string"})
+        );
+        assert!(weather().export(Target::Gemini).get("parametersJsonSchema").is_none());
     }
 
     #[test]

@@ -1,12 +1,23 @@
-//! Gemini function declarations: the canonical schema rewritten into Gemini's OpenAPI 3.0
-//! subset, and the rules for what that subset cannot say.
+//! Gemini function declarations, in one of Gemini's two forms, chosen per tool:
 //!
-//! The subset has no references (`$ref`/`$defs` are inlined), no type arrays
-//! (`["string", "null"]` is `"type": "string", "nullable": true`), no
-//! `additionalProperties`, no `oneOf`/`allOf`/`const` (`anyOf` and string `enum` instead),
-//! and `format` only as `enum`/`date-time` on strings, `int32`/`int64` on integers and
-//! `float`/`double` on numbers (the Gemini Developer API rejects others). Parameter
-//! names start with a letter or `_` and hold letters, digits and `_` only.
+//! - **`parameters`**, Gemini's OpenAPI 3.0 subset, for every tool the subset can say.
+//!   It has no references (`$ref`/`$defs` are inlined), no type arrays
+//!   (`["string", "null"]` is `"type": "string", "nullable": true`), no
+//!   `additionalProperties`, no `oneOf`/`allOf`/`const` (`anyOf` and string `enum`
+//!   instead), and `format` only as `enum`/`date-time` on strings, `int32`/`int64` on
+//!   integers and `float`/`double` on numbers (the Gemini Developer API rejects others).
+//!   It keeps `pattern`, `minLength`/`maxLength` and `default`.
+//! - **`parametersJsonSchema`**, Gemini's JSON Schema form, for a tool the subset would
+//!   cut: a recursive type (kept with `$ref`/`$defs`), a map's value type
+//!   (`additionalProperties`), a tuple (`prefixItems`). It takes the keywords Gemini
+//!   documents for it (`$ref`, `$defs`, `type`, `format`, `title`, `description`, `enum`,
+//!   `items`, `prefixItems`, `minItems`, `maxItems`, `minimum`, `maximum`, `anyOf`,
+//!   `oneOf` (read as `anyOf`), `properties`, `additionalProperties`, `required`); `const`
+//!   becomes a one-value `enum` and the rest is dropped, and reported by [`problems`]
+//!   when it was a rule the model is then not told.
+//!
+//! In both forms, parameter names start with a letter or `_` and hold letters, digits and
+//! `_` only, at every depth.
 
 use serde_json::{Map, Value};
 
@@ -51,8 +62,52 @@ pub(crate) fn gemini_schema(schema: &Value) -> Value {
     Value::Object(gemini.node(schema))
 }
 
-/// What Gemini's subset cannot represent in `schema` (empty: the export is exact).
+/// Which form a tool's declaration takes (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// `parameters`: the OpenAPI subset.
+    Subset,
+    /// `parametersJsonSchema`: JSON Schema.
+    JsonSchema,
+}
+
+impl Form {
+    /// The declaration's key for this form's schema.
+    pub(crate) fn key(self) -> &'static str {
+        match self {
+            Form::Subset => "parameters",
+            Form::JsonSchema => "parametersJsonSchema",
+        }
+    }
+}
+
+/// The form that carries more of `schema`: JSON Schema when the subset would cut a
+/// recursive type, a map's values or a tuple; the subset otherwise (it keeps `pattern`
+/// and the length limits, which the JSON Schema form drops).
+pub(crate) fn form(schema: &Value) -> Form {
+    let mut cut = false;
+    walk::walk(schema, &mut |site| {
+        let Some(map) = site.schema.as_object() else { return };
+        cut |= site.cycle.is_some()
+            || map.get("additionalProperties").is_some_and(|a| a != &Value::Bool(false))
+            || map.contains_key("prefixItems");
+    });
+    if cut { Form::JsonSchema } else { Form::Subset }
+}
+
+/// `schema` in `form`. Total: what the form cannot say is cut or dropped (see
+/// [`problems`]), never a panic.
+pub(crate) fn declaration_schema(schema: &Value, form: Form) -> Value {
+    match form {
+        Form::Subset => gemini_schema(schema),
+        Form::JsonSchema => json_schema(schema),
+    }
+}
+
+/// What Gemini cannot take of `schema` in the form [`form`] picks for it (empty: the
+/// export is exact).
 pub(crate) fn problems(schema: &Value) -> Vec<Problem> {
+    let form = form(schema);
     let mut found = Vec::new();
     if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
         for name in properties.keys().filter(|name| !is_parameter_name(name)) {
@@ -72,25 +127,131 @@ pub(crate) fn problems(schema: &Value) -> Vec<Problem> {
                 found.push(problem(&format!("{}.{name}", site.path), PARAMETER_NAME));
             }
         }
-        if let Some(reference) = site.cycle {
-            found.push(problem(site.path, &format!("a recursive type (`{}`); {RECURSIVE}", refs::ref_name(reference))));
-        }
-        if map.get("additionalProperties").is_some_and(|a| a != &Value::Bool(false)) {
-            found.push(problem(site.path, OPEN_MAP));
-        }
-        if map.contains_key("prefixItems") {
-            found.push(problem(site.path, TUPLE));
-        }
         if map.get("allOf").and_then(Value::as_array).is_some_and(|all| all.len() > 1) {
             found.push(problem(site.path, ALL_OF));
         }
-        for keyword in UNSUPPORTED.iter().filter(|k| map.contains_key(**k)) {
+        let dropped = match form {
+            Form::Subset => UNSUPPORTED,
+            Form::JsonSchema => JSON_SCHEMA_DROPS,
+        };
+        for keyword in dropped.iter().filter(|k| map.contains_key(**k)) {
             let rule =
                 format!("`{keyword}`; Gemini does not take it, so it is dropped and the model is not told that rule");
             found.push(problem(site.path, &rule));
         }
     });
     found
+}
+
+/// Rules that the JSON Schema form drops and cannot put into words (those with no
+/// meaning to Gemini, such as `examples` or `$comment`, go silently; `pattern`, lengths
+/// and the like move into the description, see [`in_words`]).
+const JSON_SCHEMA_DROPS: &[&str] = &[
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependentRequired",
+    "patternProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "minContains",
+    "maxContains",
+];
+
+/// A rule the JSON Schema form has no keyword for, as a sentence for the description.
+fn in_words(key: &str, value: &Value) -> Option<String> {
+    let n = || value.as_u64().map(|n| (n, if n == 1 { "" } else { "s" }));
+    Some(match key {
+        "pattern" => format!("Matches the pattern `{}`.", value.as_str()?),
+        "minLength" => n().map(|(n, s)| format!("At least {n} character{s}."))?,
+        "maxLength" => n().map(|(n, s)| format!("At most {n} character{s}."))?,
+        "minProperties" => n().map(|(n, s)| format!("At least {n} entr{}.", if s.is_empty() { "y" } else { "ies" }))?,
+        "maxProperties" => n().map(|(n, s)| format!("At most {n} entr{}.", if s.is_empty() { "y" } else { "ies" }))?,
+        "exclusiveMinimum" if value.is_number() => format!("Greater than {value}."),
+        "exclusiveMaximum" if value.is_number() => format!("Less than {value}."),
+        "multipleOf" if value.is_number() => format!("A multiple of {value}."),
+        "uniqueItems" if value == &Value::Bool(true) => "No two items are the same.".to_string(),
+        "default" => format!("Default: {value}."),
+        _ => return None,
+    })
+}
+
+/// Keywords the JSON Schema form takes as they are.
+const JSON_SCHEMA_KEPT: &[&str] = &[
+    "$id",
+    "$anchor",
+    "$ref",
+    "type",
+    "format",
+    "title",
+    "description",
+    "enum",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "required",
+    "propertyOrdering",
+];
+
+/// `schema` in Gemini's JSON Schema form: the documented keywords kept, `const` as a
+/// one-value `enum`, `oneOf` as `anyOf`, a lone `allOf` member laid under its site,
+/// `pattern`, lengths and bounds it has no keyword for written into the description,
+/// everything else dropped.
+pub(crate) fn json_schema(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Array(all)) = map.get("allOf")
+                && let [only] = all.as_slice()
+            {
+                let mut rest = map.clone();
+                rest.shift_remove("allOf");
+                return json_schema(&refs::overlay(only, &rest));
+            }
+            let mut out = Map::new();
+            let mut words = Vec::new();
+            for (key, value) in map {
+                match key.as_str() {
+                    "properties" | "$defs" => {
+                        let named = value
+                            .as_object()
+                            .map(|named| named.iter().map(|(n, s)| (n.clone(), json_schema(s))).collect())
+                            .unwrap_or_default();
+                        out.insert(key.clone(), Value::Object(named));
+                    }
+                    "items" | "additionalProperties" => {
+                        out.insert(key.clone(), json_schema(value));
+                    }
+                    "prefixItems" | "anyOf" | "oneOf" => {
+                        let list = value.as_array().map(|l| l.iter().map(json_schema).collect()).unwrap_or_default();
+                        let key = if key == "oneOf" { "anyOf" } else { key.as_str() };
+                        out.insert(key.to_string(), Value::Array(list));
+                    }
+                    "const" => {
+                        out.insert("enum".to_string(), Value::Array(vec![value.clone()]));
+                    }
+                    k if JSON_SCHEMA_KEPT.contains(&k) => {
+                        out.insert(key.clone(), value.clone());
+                    }
+                    k => words.extend(in_words(k, value)),
+                }
+            }
+            if !words.is_empty() {
+                let words = words.join(" ");
+                let description = match out.get("description").and_then(Value::as_str) {
+                    Some(text) => format!("{text} {words}"),
+                    None => words,
+                };
+                out.insert("description".to_string(), Value::String(description));
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
 }
 
 const UNTYPED: &str = "a value of any type (`serde_json::Value`); Gemini needs a type for every value, so it \
@@ -111,13 +272,6 @@ fn untyped(schema: &Value) -> bool {
 
 const PARAMETER_NAME: &str = "a parameter name Gemini rejects: it must start with a letter or `_` and hold only \
     letters, digits and `_` (at most 64): rename it";
-const RECURSIVE: &str = "Gemini takes no references, so it cannot be inlined and is cut to a plain `object` \
-    here: bound the recursion, or flatten the type";
-const OPEN_MAP: &str = "an open map (`additionalProperties`); Gemini has no `additionalProperties`, so the map is \
-    sent as a bare `object` the model learns nothing about (and that Gemini may reject, as it wants objects with \
-    properties): take a list of key/value structs";
-const TUPLE: &str = "a tuple (`prefixItems`); Gemini has no tuples, so it is sent as an array of any of the \
-    element types: take a struct";
 const ALL_OF: &str = "`allOf` of several schemas; Gemini does not take `allOf`, so it is dropped: merge the types \
     into one struct";
 
@@ -474,34 +628,81 @@ mod tests {
         );
     }
 
-    #[test]
-    fn recursion_is_cut_and_reported() {
-        let schema = json!({
+    fn tree() -> Value {
+        json!({
             "type": "object",
-            "properties": {"tree": {"$ref": "#/$defs/Node"}},
+            "properties": {"tree": {"$ref": "#/$defs/Node", "description": "The root."}},
             "required": ["tree"],
+            "additionalProperties": false,
             "$defs": {"Node": {"type": "object", "properties": {
-                "value": {"type": "integer"},
+                "value": {"type": "integer", "exclusiveMinimum": 0},
+                "label": {"const": "leaf"},
                 "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
-            }}}
-        });
-        let out = gemini_schema(&schema);
-        assert_eq!(out["properties"]["tree"]["properties"]["children"]["items"], json!({"type": "object"}));
-        let found = problems(&schema);
-        assert_eq!(found.len(), 1);
-        assert_eq!(found[0].path, "tree.children[]");
-        assert!(found[0].rule.contains("`Node`"));
+            }, "required": ["value"], "additionalProperties": false}}
+        })
     }
 
     #[test]
-    fn open_maps_are_dropped_and_reported() {
+    fn a_recursive_type_goes_out_as_json_schema_with_its_references() {
+        assert_eq!(form(&tree()), Form::JsonSchema);
+        let out = json_schema(&tree());
+        assert_eq!(out["properties"]["tree"], json!({"$ref": "#/$defs/Node", "description": "The root."}));
+        let node = &out["$defs"]["Node"];
+        assert_eq!(node["properties"]["children"]["items"], json!({"$ref": "#/$defs/Node"}));
+        assert_eq!(node["properties"]["label"], json!({"enum": ["leaf"]}), "const as a one-value enum");
+        assert_eq!(node["properties"]["value"], json!({"type": "integer", "description": "Greater than 0."}));
+        assert_eq!(node["additionalProperties"], json!(false));
+        // The recursion is kept, and the bound is told in words: nothing to report.
+        assert_eq!(problems(&tree()), []);
+    }
+
+    #[test]
+    fn a_map_keeps_its_value_type_in_the_json_schema_form() {
         let schema = json!({
             "type": "object",
-            "properties": {"tags": {"type": "object", "additionalProperties": {"type": "string"}}}
+            "properties": {"tags": {
+                "type": "object",
+                "description": "Labels.",
+                "maxProperties": 1,
+                "additionalProperties": {"type": "string", "pattern": "^[a-z]+$", "minLength": 2},
+                "propertyNames": {"type": "string", "maxLength": 8}
+            }}
         });
-        assert_eq!(gemini_schema(&schema)["properties"]["tags"], json!({"type": "object"}));
+        assert_eq!(form(&schema), Form::JsonSchema);
+        assert_eq!(
+            json_schema(&schema)["properties"]["tags"],
+            json!({"type": "object", "description": "Labels. At most 1 entry.", "additionalProperties": {
+                "type": "string", "description": "Matches the pattern `^[a-z]+$`. At least 2 characters."
+            }})
+        );
         let found = problems(&schema);
         assert_eq!(found.iter().map(|p| p.path.as_str()).collect::<Vec<_>>(), ["tags"]);
+        assert!(found[0].rule.starts_with("`propertyNames`"));
+    }
+
+    #[test]
+    fn a_tuple_and_one_of_take_the_json_schema_shapes() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "minItems": 2},
+                "shape": {"oneOf": [{"type": "string"}, {"type": "integer"}]}
+            }
+        });
+        assert_eq!(form(&schema), Form::JsonSchema);
+        let out = json_schema(&schema);
+        assert_eq!(out["properties"]["pair"]["prefixItems"][1], json!({"type": "integer"}));
+        assert_eq!(out["properties"]["shape"], json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}));
+        assert_eq!(problems(&schema), []);
+    }
+
+    #[test]
+    fn the_subset_is_kept_where_it_says_everything() {
+        // `pattern` survives in the subset, which is why it stays the default.
+        let schema = json!({"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"}}});
+        assert_eq!(form(&schema), Form::Subset);
+        assert_eq!(declaration_schema(&schema, Form::Subset)["properties"]["code"]["pattern"], json!("^[A-Z]{3}$"));
+        assert_eq!(problems(&schema), []);
     }
 
     #[test]
