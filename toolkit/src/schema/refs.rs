@@ -69,11 +69,6 @@ pub(crate) fn collect_refs(schema: &Value, into: &mut Vec<String>) {
     }
 }
 
-/// The last segment of a reference, for messages: `#/$defs/Node` → `Node`.
-pub(crate) fn ref_name(reference: &str) -> &str {
-    reference.rsplit('/').next().filter(|name| !name.is_empty()).unwrap_or(reference)
-}
-
 /// A reference's definition with the reference's siblings laid over it: annotations
 /// (`description`, `default`, ...) from the use site win; other siblings only fill in
 /// what the definition lacks, so they can never loosen it.
@@ -144,11 +139,5 @@ mod tests {
         let site = json!({"$ref": "#/$defs/Unit", "description": "Which unit.", "default": "c", "type": "integer"});
         let merged = overlay(&def, site.as_object().unwrap());
         assert_eq!(merged, json!({"type": "string", "enum": ["c", "f"], "description": "Which unit.", "default": "c"}));
-    }
-
-    #[test]
-    fn names_a_reference_by_its_last_segment() {
-        assert_eq!(ref_name("#/$defs/Node"), "Node");
-        assert_eq!(ref_name("#"), "#");
     }
 }
