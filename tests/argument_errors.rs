@@ -170,3 +170,68 @@ async fn one_of_is_in_the_schema_and_checked() {
     let bad = tools.call(ToolCall::new("2", "pick", r#"{"seats": 7, "ratio": 0.5}"#)).await;
     assert!(bad.content.starts_with("invalid argument: `seats` must be one of 1, 5, 25 (got 7)"), "{}", bad.content);
 }
+
+mod nested {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use toolkit::prelude::*;
+
+    /// A parameter type written the usual way: no `deny_unknown_fields`.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Task {
+        pub title: String,
+        pub due_date: Option<String>,
+        #[serde(default)]
+        pub subtasks: Vec<Task>,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    #[allow(dead_code)]
+    pub enum Repeat {
+        Daily { hour: u8 },
+        Weekly { day: String },
+    }
+
+    /// Creates a task.
+    #[tool]
+    pub fn create_task(task: Task, repeat: Option<Repeat>) -> String {
+        format!("{} {:?} {} {repeat:?}", task.title, task.due_date, task.subtasks.len())
+    }
+}
+
+/// An unknown key inside a parameter's own struct is rejected like one at the top
+/// level, with its path and the nearest name, as the schema (closed at every depth) says.
+#[tokio::test]
+async fn unknown_fields_are_rejected_at_every_depth() {
+    let tools = toolbox![nested::create_task];
+    let spec = tools.spec("create_task").unwrap();
+    let task = &spec.input_schema["$defs"]["Task"];
+    assert_eq!(task["additionalProperties"], serde_json::json!(false), "{task}");
+    let cases = [
+        (r#"{"task": {"title": "a", "due": "today"}}"#, "unknown field `due` in `task` (did you mean `dueDate`?)"),
+        (
+            r#"{"task": {"title": "a", "subtasks": [{"title": "b"}, {"title": "c", "notes": ""}]}}"#,
+            "unknown field `notes` in `task.subtasks[1]`",
+        ),
+        (
+            r#"{"task": {"title": "a"}, "repeat": {"kind": "daily", "hour": 9, "minute": 0}}"#,
+            "unknown field `minute` in `repeat`",
+        ),
+    ];
+    for (raw, wanted) in cases {
+        let r = tools.call(ToolCall::new("1", "create_task", raw)).await;
+        assert!(r.is_error(), "{raw}: {}", r.content);
+        assert!(r.content.starts_with(wanted), "{raw}: {}", r.content);
+        assert!(r.content.contains("; expected {"), "{}", r.content);
+    }
+    for raw in [
+        r#"{"task": {"title": "a", "dueDate": "today", "subtasks": [{"title": "b", "subtasks": []}]}}"#,
+        r#"{"task": {"title": "a", "dueDate": null}, "repeat": {"kind": "weekly", "day": "mon"}}"#,
+        r#"{"task": {"title": "a"}, "repeat": null}"#,
+    ] {
+        let r = tools.call(ToolCall::new("1", "create_task", raw)).await;
+        assert!(!r.is_error(), "{raw}: {}", r.content);
+    }
+}

@@ -79,6 +79,9 @@ pub struct ToolSpec {
     /// A one-line rendering of the arguments, used in error messages
     /// (`{location: string, unit?: "celsius" | "fahrenheit"}`).
     pub expected: String,
+    /// Whether the schema closes an object below the root, so that arguments are also
+    /// checked for unknown nested keys (serde drops them in the parameters' own types).
+    pub(crate) closes_nested: bool,
 }
 
 impl ToolSpec {
@@ -86,6 +89,7 @@ impl ToolSpec {
     /// else off. `expected` is rendered from the schema.
     pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
         let expected = crate::schema::render::render_expected(&input_schema);
+        let closes_nested = crate::exec::unknown::closes_nested_objects(&input_schema);
         ToolSpec {
             name: name.into(),
             title: None,
@@ -96,6 +100,7 @@ impl ToolSpec {
             timeout: None,
             strict: false,
             expected,
+            closes_nested,
         }
     }
 

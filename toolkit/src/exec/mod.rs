@@ -24,6 +24,7 @@ mod run;
 mod runnable;
 mod slot;
 mod step;
+pub(crate) mod unknown;
 
 use futures_util::future::BoxFuture;
 

@@ -25,23 +25,58 @@ pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
 ) -> Result<A, ToolError> {
     let raw = precheck(raw, spec, limits)?;
     match serde_json::from_str::<A>(raw) {
-        Ok(args) => match args.validate() {
-            Ok(()) => Ok(args),
-            Err(v) => Err(violated(v, spec)),
-        },
+        Ok(args) => {
+            if spec.closes_nested {
+                nested_unknown(raw, spec)?;
+            }
+            match args.validate() {
+                Ok(()) => Ok(args),
+                Err(v) => Err(violated(v, spec)),
+            }
+        }
         Err(e) => match without_optional_nulls(raw, spec) {
             // A strict model sends `null` for a field it leaves out (strict schemas make
             // optional fields nullable): read that as absent, then try again.
             Some(fixed) => match serde_json::from_str::<A>(&fixed) {
-                Ok(args) => match args.validate() {
-                    Ok(()) => Ok(args),
-                    Err(v) => Err(violated(v, spec)),
-                },
+                Ok(args) => {
+                    if spec.closes_nested {
+                        nested_unknown(&fixed, spec)?;
+                    }
+                    match args.validate() {
+                        Ok(()) => Ok(args),
+                        Err(v) => Err(violated(v, spec)),
+                    }
+                }
                 Err(_) => Err(describe(raw, e, spec)),
             },
             None => Err(describe(raw, e, spec)),
         },
     }
+}
+
+/// Rejects a key that a closed object below the root does not list (serde dropped it
+/// in the parameter's own type); see [`unknown`](super::unknown). Not generic.
+#[inline(never)]
+fn nested_unknown(raw: &str, spec: &ToolSpec) -> Result<(), ToolError> {
+    match super::unknown::find(raw, &spec.input_schema) {
+        None => Ok(()),
+        Some(found) => Err(unknown_field(&format!("`{}`", found.field), &found.parent, spec)),
+    }
+}
+
+/// "unknown field `due` in `filters` (did you mean `dueDate`?); expected …": `field` as
+/// serde quotes it, `parent` the path of the object holding it.
+#[cold]
+fn unknown_field(field: &str, parent: &str, spec: &ToolSpec) -> ToolError {
+    let schema = &spec.input_schema;
+    let at = if parent.is_empty() { String::new() } else { format!(" in `{parent}`") };
+    let name = field.trim_matches('`');
+    let hint = match explain::nearest_field(schema, parent, name) {
+        Some(near) => format!(" (did you mean `{near}`?)"),
+        None => String::new(),
+    };
+    let signature = explain::signature(schema, &spec.expected, parent);
+    ToolError::new(ErrorKind::UnknownField, format!("unknown field {field}{at}{hint}; expected {signature}"))
 }
 
 /// The arguments with every `null` removed that stands for a field the canonical schema
@@ -168,14 +203,7 @@ pub(crate) fn describe(raw: &str, e: serde_json::Error, spec: &ToolSpec) -> Tool
     } else if let Some(rest) = message.strip_prefix("unknown field ") {
         // The path ends at the unknown key itself; the place is its parent.
         let field = rest.split(',').next().unwrap_or(rest);
-        let parent = parent_of(&path);
-        let at = if parent.is_empty() { String::new() } else { format!(" in `{parent}`") };
-        let name = field.trim_matches('`');
-        let hint = match explain::nearest_field(schema, parent, name) {
-            Some(near) => format!(" (did you mean `{near}`?)"),
-            None => String::new(),
-        };
-        (ErrorKind::UnknownField, format!("unknown field {field}{at}{hint}; expected {}", signature(parent)))
+        return unknown_field(field, parent_of(&path), spec).with_detail(detail);
     } else if let Some(rest) = message.strip_prefix("duplicate field ") {
         let parent = parent_of(&path);
         let text = format!("duplicate field {rest}: send each argument once; expected {}", signature(parent));

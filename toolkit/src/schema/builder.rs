@@ -102,6 +102,7 @@ impl ArgsSchema {
         }
         let mut root = Value::Object(root);
         normalize(&mut root);
+        close_objects(&mut root, true);
         root
     }
 }
@@ -119,6 +120,37 @@ const NON_STANDARD_FORMATS: &[&str] = &[
     "int", "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32", "uint64", "uint128",
     "float", "double",
 ];
+
+/// Closes every plain object (`additionalProperties: false`), as the parser treats it:
+/// a key a parameter's struct does not list is an error at any depth, not dropped
+/// (see `exec::unknown`). Objects whose keys a composition shares (a flattened enum:
+/// `properties` beside `oneOf`; `allOf`) and maps are left as they are.
+fn close_objects(schema: &mut Value, closable: bool) {
+    let Value::Object(map) = schema else { return };
+    let composed = ["anyOf", "oneOf", "allOf"].iter().any(|k| map.contains_key(*k));
+    let has_properties = map.contains_key("properties");
+    if closable
+        && has_properties
+        && !composed
+        && !["additionalProperties", "patternProperties", "unevaluatedProperties"].iter().any(|k| map.contains_key(*k))
+    {
+        map.insert("additionalProperties".into(), false.into());
+    }
+    for (key, value) in map.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties" | "$defs", Value::Object(children)) => {
+                children.values_mut().for_each(|child| close_objects(child, true));
+            }
+            ("allOf", Value::Array(members)) => members.iter_mut().for_each(|m| close_objects(m, false)),
+            ("anyOf" | "oneOf", Value::Array(variants)) => {
+                variants.iter_mut().for_each(|v| close_objects(v, !has_properties));
+            }
+            ("prefixItems", Value::Array(items)) => items.iter_mut().for_each(|item| close_objects(item, true)),
+            ("items" | "additionalProperties", value) => close_objects(value, true),
+            _ => {}
+        }
+    }
+}
 
 /// Removes noise (`$schema`, `title`, non-standard formats) everywhere in a schema.
 fn normalize(schema: &mut Value) {

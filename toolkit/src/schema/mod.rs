@@ -39,7 +39,7 @@ mod openai;
 pub(crate) mod refs;
 pub(crate) mod render;
 mod target;
-mod walk;
+pub(crate) mod walk;
 
 pub use check::{Incompatibility, check, is_valid_name, notes};
 pub use docs::{docs_file_name, write_docs};
