@@ -79,9 +79,9 @@ pub struct ToolSpec {
     /// A one-line rendering of the arguments, used in error messages
     /// (`{location: string, unit?: "celsius" | "fahrenheit"}`).
     pub expected: String,
-    /// Whether the schema closes an object below the root, so that arguments are also
-    /// checked for unknown nested keys (serde drops them in the parameters' own types).
-    pub(crate) closes_nested: bool,
+    /// When the schema closes an object below the root: the check for unknown nested
+    /// keys (serde drops them in the parameters' own types), compiled once.
+    pub(crate) key_check: Option<std::sync::Arc<crate::exec::unknown::KeyCheck>>,
 }
 
 impl ToolSpec {
@@ -89,7 +89,7 @@ impl ToolSpec {
     /// else off. `expected` is rendered from the schema.
     pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
         let expected = crate::schema::render::render_expected(&input_schema);
-        let closes_nested = crate::exec::unknown::closes_nested_objects(&input_schema);
+        let key_check = crate::exec::unknown::KeyCheck::compile(&input_schema).map(std::sync::Arc::new);
         ToolSpec {
             name: name.into(),
             title: None,
@@ -100,7 +100,7 @@ impl ToolSpec {
             timeout: None,
             strict: false,
             expected,
-            closes_nested,
+            key_check,
         }
     }
 

@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::explain;
+use super::unknown::KeyCheck;
 use crate::error::{ErrorKind, ToolError, Violation};
 use crate::limits::Limits;
 use crate::spec::ToolSpec;
@@ -26,8 +27,8 @@ pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
     let raw = precheck(raw, spec, limits)?;
     match serde_json::from_str::<A>(raw) {
         Ok(args) => {
-            if spec.closes_nested {
-                nested_unknown(raw, spec)?;
+            if let Some(check) = &spec.key_check {
+                nested_unknown(check, raw, spec)?;
             }
             match args.validate() {
                 Ok(()) => Ok(args),
@@ -39,8 +40,8 @@ pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
             // optional fields nullable): read that as absent, then try again.
             Some(fixed) => match serde_json::from_str::<A>(&fixed) {
                 Ok(args) => {
-                    if spec.closes_nested {
-                        nested_unknown(&fixed, spec)?;
+                    if let Some(check) = &spec.key_check {
+                        nested_unknown(check, &fixed, spec)?;
                     }
                     match args.validate() {
                         Ok(()) => Ok(args),
@@ -57,8 +58,8 @@ pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
 /// Rejects a key that a closed object below the root does not list (serde dropped it
 /// in the parameter's own type); see [`unknown`](super::unknown). Not generic.
 #[inline(never)]
-fn nested_unknown(raw: &str, spec: &ToolSpec) -> Result<(), ToolError> {
-    match super::unknown::find(raw, &spec.input_schema) {
+fn nested_unknown(check: &KeyCheck, raw: &str, spec: &ToolSpec) -> Result<(), ToolError> {
+    match check.find(raw) {
         None => Ok(()),
         Some(found) => Err(unknown_field(&format!("`{}`", found.field), &found.parent, spec)),
     }
