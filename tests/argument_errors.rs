@@ -235,3 +235,49 @@ async fn unknown_fields_are_rejected_at_every_depth() {
         assert!(!r.is_error(), "{raw}: {}", r.content);
     }
 }
+
+mod flat {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use toolkit::prelude::*;
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub struct Range {
+        pub from: u32,
+        pub to: Option<u32>,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub struct Filters {
+        pub tag: String,
+        #[serde(flatten)]
+        pub range: Range,
+    }
+
+    /// Lists things.
+    #[tool]
+    pub fn list(filters: Filters) -> String {
+        format!("{} {} {:?}", filters.tag, filters.range.from, filters.range.to)
+    }
+}
+
+/// A wrong value inside a `#[serde(flatten)]`ed struct is named by its full path, not
+/// only by the outer field.
+#[tokio::test]
+async fn errors_inside_flattened_fields_name_the_full_path() {
+    let tools = toolbox![flat::list];
+    let cases = [
+        (
+            r#"{"filters": {"tag": "a", "from": "x"}}"#,
+            "invalid type for `filters.from`: got \"x\", expected a non-negative integer",
+        ),
+        (r#"{"filters": {"tag": "a", "from": 1, "to": -2}}"#, "invalid value for `filters.to`: got -2, expected"),
+        (r#"{"filters": {"tag": 5, "from": 1}}"#, "invalid type for `filters.tag`: got 5, expected a string"),
+    ];
+    for (raw, wanted) in cases {
+        let r = tools.call(ToolCall::new("1", "list", raw)).await;
+        assert!(r.content.starts_with(wanted), "{raw}: {}", r.content);
+    }
+    let ok = tools.call(ToolCall::new("1", "list", r#"{"filters": {"tag": "a", "from": 1, "to": 2}}"#)).await;
+    assert_eq!(ok.content, "a 1 Some(2)");
+}

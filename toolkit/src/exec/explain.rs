@@ -91,6 +91,91 @@ fn resolve<'s>(defs: &Defs<'s>, mut schema: &'s Value) -> &'s Value {
     schema
 }
 
+/// The path of the first value inside the container at `path` that its schema does not
+/// admit (its type, `enum`/`const`, bounds), depth first; `None` when every value fits
+/// or the container itself does not. serde reports an error inside a
+/// `#[serde(flatten)]`ed or buffered value at the container; this finds the place.
+pub(crate) fn first_mismatch(root: &Value, args: &Value, path: &str) -> Option<String> {
+    let defs = Defs::new(root);
+    let value = value_at(args, path)?;
+    if !admits(&defs, schema_at(root, path)?, value, 0) {
+        return None;
+    }
+    mismatch_below(root, &defs, value, path, 0)
+}
+
+fn mismatch_below(root: &Value, defs: &Defs<'_>, value: &Value, path: &str, depth: usize) -> Option<String> {
+    if depth > 64 {
+        return None;
+    }
+    let children: Vec<(String, &Value)> = match value {
+        Value::Object(fields) => {
+            fields.iter().map(|(k, v)| (if path.is_empty() { k.clone() } else { format!("{path}.{k}") }, v)).collect()
+        }
+        Value::Array(items) => items.iter().enumerate().map(|(i, v)| (format!("{path}[{i}]"), v)).collect(),
+        _ => return None,
+    };
+    for (child, v) in children {
+        let Some(schema) = schema_at(root, &child) else { continue };
+        if !admits(defs, schema, v, 0) {
+            return Some(child);
+        }
+        if let Some(deeper) = mismatch_below(root, defs, v, &child, depth + 1) {
+            return Some(deeper);
+        }
+    }
+    None
+}
+
+/// Whether `value` has a type `schema` allows, is one of its `enum`/`const` values and
+/// within its numeric bounds (what a typed parse checks of a single value).
+fn admits(defs: &Defs<'_>, schema: &Value, value: &Value, depth: usize) -> bool {
+    let Some(map) = schema.as_object() else { return schema != &Value::Bool(false) };
+    if depth > 16 {
+        return true;
+    }
+    if let Some(target) = map.get("$ref").and_then(Value::as_str).and_then(|r| defs.resolve(r)) {
+        return admits(defs, target, value, depth + 1);
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(variants)) = map.get(key)
+            && !variants.iter().any(|v| admits(defs, v, value, depth + 1))
+        {
+            return false;
+        }
+    }
+    let kind_fits = |kind: &str| match kind {
+        "null" => value.is_null(),
+        "boolean" => value.is_boolean(),
+        "string" => value.is_string(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        _ => true,
+    };
+    let typed = match map.get("type") {
+        Some(Value::String(kind)) => kind_fits(kind),
+        Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).any(kind_fits),
+        _ => true,
+    };
+    let listed = match (map.get("enum"), map.get("const")) {
+        (Some(Value::Array(values)), _) => values.contains(value),
+        (_, Some(constant)) => constant == value,
+        _ => true,
+    };
+    let number = value.as_f64();
+    let above = |key: &str| match (map.get(key).and_then(Value::as_f64), number) {
+        (Some(bound), Some(n)) => n >= bound,
+        _ => true,
+    };
+    let below = |key: &str| match (map.get(key).and_then(Value::as_f64), number) {
+        (Some(bound), Some(n)) => n <= bound,
+        _ => true,
+    };
+    typed && listed && above("minimum") && below("maximum")
+}
+
 /// Removes, in place, every `null` that is the value of a field the schema makes
 /// optional (not in `required`) and does not allow to be `null`; `true` if any was.
 pub(crate) fn drop_optional_nulls(root: &Value, args: &mut Value) -> bool {

@@ -210,6 +210,14 @@ pub(crate) fn describe(raw: &str, e: serde_json::Error, spec: &ToolSpec) -> Tool
         let text = format!("duplicate field {rest}: send each argument once; expected {}", signature(parent));
         (ErrorKind::InvalidValue, text)
     } else {
+        // serde reports an error inside a buffered value (`#[serde(flatten)]`, untagged
+        // unions) at its container: find the value that does not fit.
+        let path = match &args {
+            Some(a) if explain::value_at(a, &path).is_some_and(|v| v.is_object() || v.is_array()) => {
+                explain::first_mismatch(schema, a, &path).unwrap_or(path)
+            }
+            _ => path,
+        };
         let syntax = e.is_syntax() || e.is_eof();
         let kind = if syntax || message.starts_with("invalid type") {
             ErrorKind::InvalidType
