@@ -5,6 +5,7 @@
 //!   and every test is deterministic.
 //! - `OpenAiCompatible` (feature `openai`) speaks the Chat Completions API: OpenAI,
 //!   DeepSeek, Ollama, vLLM, and any server that implements it.
+//! - `Anthropic` (feature `anthropic`) speaks the Anthropic Messages API (Claude).
 //!
 //! The conversation is kept in the Chat Completions wire format ([`Message`]), the one
 //! format every provider of that API reads, so a transcript can be sent, stored and
@@ -29,10 +30,17 @@ use serde_json::{Value, json};
 
 use crate::{ToolCall, ToolResult, ToolSpec};
 
+#[cfg(feature = "anthropic")]
+mod anthropic;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod http;
 #[cfg(feature = "openai")]
 mod openai;
 mod scripted;
 
+#[cfg(feature = "anthropic")]
+#[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
+pub use anthropic::{Anthropic, AnthropicBuilder};
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::{OpenAiCompatible, OpenAiCompatibleBuilder};
@@ -503,12 +511,14 @@ pub enum ModelError {
         message: String,
     },
     /// The server could not be reached at all.
-    #[error("cannot reach {url}: {message}; check OPENAI_BASE_URL")]
+    #[error("cannot reach {url}: {message}; check {variable}")]
     Unreachable {
         /// The endpoint.
         url: String,
         /// What the network stack said.
         message: String,
+        /// The variable the base URL comes from (`OPENAI_BASE_URL`, ...).
+        variable: &'static str,
     },
     /// No complete response within the request timeout.
     #[error("no response from {url} within {timeout:?}")]

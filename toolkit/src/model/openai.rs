@@ -1,22 +1,18 @@
 //! A client for the OpenAI Chat Completions API and the servers that speak it.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use reqwest::StatusCode;
-use reqwest::header::HeaderMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::http::{Auth, Defaults, Settings, Transport, head, unique};
 use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, Usage};
 use crate::{Target, ToolCall};
 
 const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 const DEFAULT_MODEL: &str = "gpt-4o-mini";
-/// A `Retry-After` longer than this is not waited for: the error is returned at once.
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// A model behind an OpenAI-compatible Chat Completions endpoint: OpenAI, DeepSeek,
 /// Ollama, vLLM, LM Studio, and any server implementing `POST {base}/chat/completions`.
@@ -58,29 +54,13 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 /// ```
 #[derive(Clone)]
 pub struct OpenAiCompatible {
-    http: reqwest::Client,
-    url: String,
-    api_key: String,
-    key_variable: &'static str,
-    model: String,
-    timeout: Duration,
-    max_retries: u32,
-    backoff: Duration,
-    max_backoff: Duration,
+    transport: Transport,
 }
 
 /// Builds an [`OpenAiCompatible`] client.
 #[derive(Default)]
 pub struct OpenAiCompatibleBuilder {
-    base_url: Option<String>,
-    api_key: Option<String>,
-    key_variable: Option<&'static str>,
-    model: Option<String>,
-    timeout: Option<Duration>,
-    connect_timeout: Option<Duration>,
-    max_retries: Option<u32>,
-    backoff: Option<Duration>,
-    max_backoff: Option<Duration>,
+    settings: Settings,
 }
 
 impl OpenAiCompatible {
@@ -96,97 +76,19 @@ impl OpenAiCompatible {
 
     /// The model's name, as sent.
     pub fn model(&self) -> &str {
-        &self.model
+        &self.transport.model
     }
 
     /// The endpoint requests go to (`{base}/chat/completions`).
     pub fn url(&self) -> &str {
-        &self.url
+        &self.transport.url
     }
 
     /// Sends one request, retrying 429 and 5xx.
     async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
-        let body = Body::of(&self.model, &request);
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let sent = self
-                .http
-                .post(&self.url)
-                .bearer_auth(&self.api_key)
-                .timeout(self.timeout)
-                .json(&body)
-                .send()
-                .await
-                .map_err(|e| self.network_error(e))?;
-            let status = sent.status();
-            let headers = sent.headers().clone();
-            let text = sent.text().await.map_err(|e| self.network_error(e))?;
-            if status.is_success() {
-                return parse_reply(&text);
-            }
-            let message = self.scrub(&provider_message(&text));
-            let retryable = status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error();
-            if retryable && attempt <= self.max_retries {
-                let delay = match retry_after(&headers) {
-                    Some(wait) if wait > MAX_RETRY_AFTER => None,
-                    Some(wait) => Some(wait),
-                    None => Some(self.backoff_for(attempt)),
-                };
-                if let Some(delay) = delay {
-                    tracing::warn!(
-                        status = status.as_u16(),
-                        attempt,
-                        delay_ms = delay.as_millis() as u64,
-                        "model request failed; retrying"
-                    );
-                    tokio::time::sleep(delay).await;
-                    continue;
-                }
-            }
-            return Err(self.status_error(status, attempt, message));
-        }
-    }
-
-    fn status_error(&self, status: StatusCode, attempts: u32, message: String) -> ModelError {
-        let url = self.url.clone();
-        match status.as_u16() {
-            401 | 403 => {
-                ModelError::Unauthorized { url, status: status.as_u16(), message, variable: self.key_variable }
-            }
-            404 => ModelError::ModelNotFound { model: self.model.clone(), url, message },
-            429 => ModelError::RateLimited { url, attempts, message },
-            s if status.is_server_error() => ModelError::Server { url, status: s, attempts, message },
-            s => ModelError::Rejected { url, status: s, message },
-        }
-    }
-
-    fn network_error(&self, e: reqwest::Error) -> ModelError {
-        if e.is_timeout() {
-            return ModelError::Timeout { url: self.url.clone(), timeout: self.timeout };
-        }
-        // The error chain says why (refused, DNS, TLS); the URL says where.
-        let mut message = e.to_string();
-        let mut source = std::error::Error::source(&e);
-        while let Some(s) = source {
-            message.push_str(": ");
-            message.push_str(&s.to_string());
-            source = s.source();
-        }
-        ModelError::Unreachable { url: self.url.clone(), message: self.scrub(&message) }
-    }
-
-    /// Exponential backoff with full jitter: a random wait in `[d/2, d]`, where `d`
-    /// doubles per attempt up to the maximum.
-    fn backoff_for(&self, attempt: u32) -> Duration {
-        let d = self.backoff.saturating_mul(1 << (attempt - 1).min(16)).min(self.max_backoff);
-        let half = d / 2;
-        half + half.mul_f64(jitter())
-    }
-
-    /// Removes the key from a message (providers echo keys back in 401 messages).
-    fn scrub(&self, message: &str) -> String {
-        if self.api_key.len() >= 4 { message.replace(&self.api_key, "[redacted]") } else { message.to_string() }
+        let body = Body::of(&self.transport.model, &request);
+        let text = self.transport.post(&body).await?;
+        parse_reply(&text)
     }
 }
 
@@ -196,18 +98,18 @@ impl Model for OpenAiCompatible {
     }
 
     fn name(&self) -> &str {
-        &self.model
+        &self.transport.model
     }
 }
 
 impl fmt::Debug for OpenAiCompatible {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAiCompatible")
-            .field("url", &self.url)
-            .field("model", &self.model)
+            .field("url", &self.transport.url)
+            .field("model", &self.transport.model)
             .field("api_key", &"[redacted]")
-            .field("timeout", &self.timeout)
-            .field("max_retries", &self.max_retries)
+            .field("timeout", &self.transport.timeout)
+            .field("max_retries", &self.transport.max_retries)
             .finish()
     }
 }
@@ -216,85 +118,64 @@ impl OpenAiCompatibleBuilder {
     /// The API's base URL, for example `http://localhost:11434/v1` for Ollama (default:
     /// `OPENAI_BASE_URL`, else OpenAI's).
     pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.base_url = Some(url.into());
+        self.settings.base_url = Some(url.into());
         self
     }
 
     /// The API key (default: from `OPENAI_API_KEY`).
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.api_key = Some(key.into());
+        self.settings.api_key = Some(key.into());
         self
     }
 
     /// Reads the key from this environment variable instead of `OPENAI_API_KEY`.
     pub fn key_variable(mut self, variable: &'static str) -> Self {
-        self.key_variable = Some(variable);
+        self.settings.key_variable = Some(variable);
         self
     }
 
     /// The model (default: `TOOLKIT_MODEL`, else `gpt-4o-mini`).
     pub fn model(mut self, model: impl Into<String>) -> Self {
-        self.model = Some(model.into());
+        self.settings.model = Some(model.into());
         self
     }
 
     /// How long one request may take, response body included (default 60 s).
     pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
+        self.settings.timeout = Some(timeout);
         self
     }
 
     /// How long connecting may take (default 10 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = Some(timeout);
+        self.settings.connect_timeout = Some(timeout);
         self
     }
 
     /// How many times a 429 or 5xx is retried (default 3).
     pub fn max_retries(mut self, retries: u32) -> Self {
-        self.max_retries = Some(retries);
+        self.settings.max_retries = Some(retries);
         self
     }
 
     /// The first retry's backoff (default 500 ms) and the most any backoff may be
     /// (default 20 s); each retry doubles it, with jitter.
     pub fn backoff(mut self, first: Duration, max: Duration) -> Self {
-        self.backoff = Some(first);
-        self.max_backoff = Some(max);
+        self.settings.backoff = Some(first);
+        self.settings.max_backoff = Some(max);
         self
     }
 
     /// The client, or [`ModelError::MissingKey`] naming the variable to set.
     pub fn build(self) -> Result<OpenAiCompatible, ModelError> {
-        let key_variable = self.key_variable.unwrap_or("OPENAI_API_KEY");
-        let api_key = self
-            .api_key
-            .or_else(|| std::env::var(key_variable).ok())
-            .filter(|k| !k.trim().is_empty())
-            .ok_or(ModelError::MissingKey { variable: key_variable })?;
-        let base_url = self
-            .base_url
-            .or_else(|| std::env::var("OPENAI_BASE_URL").ok().filter(|u| !u.trim().is_empty()))
-            .unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
-        let model = self
-            .model
-            .or_else(|| std::env::var("TOOLKIT_MODEL").ok().filter(|m| !m.trim().is_empty()))
-            .unwrap_or_else(|| DEFAULT_MODEL.to_string());
-        let http = reqwest::Client::builder()
-            .connect_timeout(self.connect_timeout.unwrap_or(Duration::from_secs(10)))
-            .build()
-            .map_err(|e| ModelError::Other(Box::new(e)))?;
-        Ok(OpenAiCompatible {
-            http,
-            url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
-            api_key,
-            key_variable,
-            model,
-            timeout: self.timeout.unwrap_or(Duration::from_secs(60)),
-            max_retries: self.max_retries.unwrap_or(3),
-            backoff: self.backoff.unwrap_or(Duration::from_millis(500)),
-            max_backoff: self.max_backoff.unwrap_or(Duration::from_secs(20)),
-        })
+        let defaults = Defaults {
+            key_variable: "OPENAI_API_KEY",
+            base_variable: "OPENAI_BASE_URL",
+            base_url: DEFAULT_BASE_URL,
+            model: DEFAULT_MODEL,
+            auth: Auth::Bearer,
+        };
+        Ok(OpenAiCompatible { transport: self.settings.build(defaults, "/chat/completions")? })
     }
 }
 
@@ -425,54 +306,6 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
     Ok(ModelReply { message, finish_reason, usage })
 }
 
-/// The provider's error message (`{"error": {"message": ...}}`), else the body's head.
-fn provider_message(text: &str) -> String {
-    #[derive(Deserialize)]
-    struct Envelope {
-        error: Inner,
-    }
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Inner {
-        Object { message: String },
-        Text(String),
-    }
-    match serde_json::from_str::<Envelope>(text) {
-        Ok(Envelope { error: Inner::Object { message } | Inner::Text(message) }) => message,
-        Err(_) if text.trim().is_empty() => "(empty response body)".into(),
-        Err(_) => head(text, 200).to_string(),
-    }
-}
-
-/// `retry-after-ms` (OpenAI) or `Retry-After` in seconds.
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<f64>().ok());
-    if let Some(ms) = get("retry-after-ms").filter(|ms| ms.is_finite() && *ms >= 0.0) {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
-    }
-    get("retry-after").filter(|s| s.is_finite() && *s >= 0.0).map(Duration::from_secs_f64)
-}
-
-fn head(text: &str, chars: usize) -> &str {
-    text.char_indices().nth(chars).map_or(text, |(i, _)| &text[..i])
-}
-
-fn unique() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    NEXT.fetch_add(1, Ordering::Relaxed)
-}
-
-/// A number in `[0, 1)` for jitter: a hash of the clock and a counter is enough here
-/// (spreading retries, not cryptography).
-fn jitter() -> f64 {
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos() as u64).unwrap_or(0);
-    let mut x = nanos ^ unique().wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    (x >> 11) as f64 / (1u64 << 53) as f64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -502,21 +335,5 @@ mod tests {
         assert!(e.to_string().contains("no choices"), "{e}");
         let e = parse_reply("<html>bad gateway</html>").unwrap_err();
         assert!(e.to_string().contains("<html>bad gateway"), "{e}");
-    }
-
-    #[test]
-    fn backoff_doubles_with_jitter_and_is_capped() {
-        let client = OpenAiCompatible::builder()
-            .api_key("k")
-            .base_url("http://127.0.0.1:9")
-            .backoff(Duration::from_millis(100), Duration::from_millis(350))
-            .build()
-            .unwrap();
-        for _ in 0..50 {
-            let first = client.backoff_for(1);
-            assert!(first >= Duration::from_millis(50) && first <= Duration::from_millis(100), "{first:?}");
-            let third = client.backoff_for(3);
-            assert!(third >= Duration::from_millis(175) && third <= Duration::from_millis(350), "{third:?}");
-        }
     }
 }

@@ -1,0 +1,400 @@
+//! A client for the Anthropic Messages API (Claude).
+//!
+//! The conversation stays in toolkit's one format ([`Message`]); this module writes it
+//! as Messages-API blocks and reads the reply back:
+//!
+//! | toolkit | Messages API |
+//! |---|---|
+//! | `Message::System` | the top-level `system` (several are joined by a blank line) |
+//! | `Message::User` | a `user` message with a `text` block |
+//! | `Message::Assistant` | an `assistant` message: a `text` block, then one `tool_use` block per call (`input` is the arguments object) |
+//! | consecutive `Message::Tool` | one `user` message of `tool_result` blocks, in order (the API wants every result of a turn in the next message) |
+//! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `tool_choice` `auto` / `none` / `any` / `tool` |
+//! | `parallel_tool_calls: false` | `disable_parallel_tool_use: true` |
+//! | tools | [`Target::Anthropic`] exports (`name`, `description`, `input_schema`) |
+//!
+//! `stop_reason` maps to [`FinishReason`]: `end_turn` and `stop_sequence` are `Stop`,
+//! `tool_use` is `ToolCalls`, `max_tokens` is `Length`, `refusal` is `ContentFilter`,
+//! and any other (`pause_turn`, ...) is `Other` with its name. Blocks other than `text`
+//! and `tool_use` (thinking, server tools) are skipped.
+
+use std::fmt;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::http::{Auth, Defaults, Settings, Transport, head, unique};
+use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
+use crate::{Target, ToolCall};
+
+const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+/// The API version every request names (`anthropic-version`).
+const API_VERSION: &str = "2023-06-01";
+const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// Claude, through the Anthropic Messages API (`POST {base}/v1/messages`). Available
+/// with the feature `anthropic`.
+///
+/// | setting | builder | environment | default |
+/// |---|---|---|---|
+/// | base URL | [`base_url`](AnthropicBuilder::base_url) | `ANTHROPIC_BASE_URL` | `https://api.anthropic.com` |
+/// | API key | [`api_key`](AnthropicBuilder::api_key) | `ANTHROPIC_API_KEY` | none: an error naming the variable |
+/// | model | [`model`](AnthropicBuilder::model) | `TOOLKIT_MODEL` | `claude-sonnet-4-5` |
+/// | output limit | [`max_tokens`](AnthropicBuilder::max_tokens) | | 4096 |
+///
+/// Retries, timeouts and errors are those of every HTTP client here: a 429, 5xx or
+/// 529 (overloaded) is retried with backoff, honouring `retry-after`; a missing key,
+/// refused connection or timeout fails at once with a message naming what to fix; the
+/// key (sent as `x-api-key`) is scrubbed from every message.
+///
+/// ```no_run
+/// use toolkit::model::Anthropic;
+/// let claude = Anthropic::from_env()?; // ANTHROPIC_API_KEY
+/// let haiku = Anthropic::builder().model("claude-haiku-4-5").max_tokens(1024).build()?;
+/// # Ok::<(), toolkit::model::ModelError>(())
+/// ```
+#[derive(Clone)]
+pub struct Anthropic {
+    transport: Transport,
+    max_tokens: u32,
+}
+
+/// Builds an [`Anthropic`] client.
+#[derive(Default)]
+pub struct AnthropicBuilder {
+    settings: Settings,
+    max_tokens: Option<u32>,
+}
+
+impl Anthropic {
+    /// A builder; unset fields come from the environment when built.
+    pub fn builder() -> AnthropicBuilder {
+        AnthropicBuilder::default()
+    }
+
+    /// A client configured from the environment (see the table above).
+    pub fn from_env() -> Result<Self, ModelError> {
+        Self::builder().build()
+    }
+
+    /// The model's name, as sent.
+    pub fn model(&self) -> &str {
+        &self.transport.model
+    }
+
+    /// The endpoint requests go to (`{base}/v1/messages`).
+    pub fn url(&self) -> &str {
+        &self.transport.url
+    }
+
+    async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
+        let body = body(&self.transport.model, self.max_tokens, &request);
+        let text = self.transport.post(&body).await?;
+        parse_reply(&text)
+    }
+}
+
+impl Model for Anthropic {
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        Box::pin(self.send(request))
+    }
+
+    fn name(&self) -> &str {
+        &self.transport.model
+    }
+}
+
+impl fmt::Debug for Anthropic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Anthropic")
+            .field("url", &self.transport.url)
+            .field("model", &self.transport.model)
+            .field("api_key", &"[redacted]")
+            .field("max_tokens", &self.max_tokens)
+            .finish()
+    }
+}
+
+impl AnthropicBuilder {
+    /// The API's base URL (default: `ANTHROPIC_BASE_URL`, else Anthropic's).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.settings.base_url = Some(url.into());
+        self
+    }
+
+    /// The API key (default: from `ANTHROPIC_API_KEY`).
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.settings.api_key = Some(key.into());
+        self
+    }
+
+    /// Reads the key from this environment variable instead of `ANTHROPIC_API_KEY`.
+    pub fn key_variable(mut self, variable: &'static str) -> Self {
+        self.settings.key_variable = Some(variable);
+        self
+    }
+
+    /// The model (default: `TOOLKIT_MODEL`, else `claude-sonnet-4-5`).
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.settings.model = Some(model.into());
+        self
+    }
+
+    /// The most tokens one reply may have (`max_tokens`, which the API requires;
+    /// default 4096).
+    pub fn max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// How long one request may take, response body included (default 60 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.settings.timeout = Some(timeout);
+        self
+    }
+
+    /// How long connecting may take (default 10 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// How many times a 429 or 5xx is retried (default 3).
+    pub fn max_retries(mut self, retries: u32) -> Self {
+        self.settings.max_retries = Some(retries);
+        self
+    }
+
+    /// The first retry's backoff (default 500 ms) and the most any backoff may be
+    /// (default 20 s); each retry doubles it, with jitter.
+    pub fn backoff(mut self, first: Duration, max: Duration) -> Self {
+        self.settings.backoff = Some(first);
+        self.settings.max_backoff = Some(max);
+        self
+    }
+
+    /// The client, or [`ModelError::MissingKey`] naming the variable to set.
+    pub fn build(self) -> Result<Anthropic, ModelError> {
+        let defaults = Defaults {
+            key_variable: "ANTHROPIC_API_KEY",
+            base_variable: "ANTHROPIC_BASE_URL",
+            base_url: DEFAULT_BASE_URL,
+            model: DEFAULT_MODEL,
+            auth: Auth::Header("x-api-key"),
+        };
+        let mut transport = self.settings.build(defaults, "/v1/messages")?;
+        transport.headers.push(("anthropic-version", API_VERSION.to_string()));
+        Ok(Anthropic { transport, max_tokens: self.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS) })
+    }
+}
+
+/// The request body.
+fn body(model: &str, max_tokens: u32, request: &ModelRequest<'_>) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), Value::from(model));
+    body.insert("max_tokens".into(), Value::from(max_tokens));
+    let (system, messages) = messages(request.messages);
+    if !system.is_empty() {
+        body.insert("system".into(), Value::String(system));
+    }
+    body.insert("messages".into(), Value::Array(messages));
+    if !request.tools.is_empty() {
+        let tools = request.tools.iter().map(|spec| spec.export(Target::Anthropic)).collect();
+        body.insert("tools".into(), Value::Array(tools));
+        let mut choice = match request.tool_choice {
+            ToolChoice::Auto => json!({"type": "auto"}),
+            ToolChoice::None => json!({"type": "none"}),
+            ToolChoice::Required => json!({"type": "any"}),
+            ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
+        };
+        // `none` takes no parallelism flag.
+        if !request.parallel_tool_calls && *request.tool_choice != ToolChoice::None {
+            choice["disable_parallel_tool_use"] = Value::Bool(true);
+        }
+        body.insert("tool_choice".into(), choice);
+    }
+    Value::Object(body)
+}
+
+/// The system text, and the conversation as Messages-API messages (same-role neighbours
+/// merged into one message of several blocks, as the API wants roles to alternate).
+fn messages(conversation: &[Message]) -> (String, Vec<Value>) {
+    let mut system = Vec::new();
+    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut push = |role: &'static str, blocks: Vec<Value>| match out.last_mut() {
+        Some((last, existing)) if *last == role => existing.extend(blocks),
+        _ => out.push((role, blocks)),
+    };
+    for message in conversation {
+        match message {
+            Message::System { content } => system.push(content.as_str()),
+            Message::User { content } => push("user", vec![json!({"type": "text", "text": content})]),
+            Message::Tool { tool_call_id, content } => {
+                push("user", vec![json!({"type": "tool_result", "tool_use_id": tool_call_id, "content": content})]);
+            }
+            Message::Assistant(assistant) => {
+                let mut blocks = Vec::new();
+                if let Some(text) = assistant.content.as_deref().filter(|t| !t.is_empty()) {
+                    blocks.push(json!({"type": "text", "text": text}));
+                }
+                for call in &assistant.tool_calls {
+                    // `input` must be an object; arguments that are not one (a model's
+                    // malformed call, kept in the history) go as an empty object.
+                    let input = serde_json::from_str::<Value>(&call.arguments)
+                        .ok()
+                        .filter(Value::is_object)
+                        .unwrap_or_else(|| json!({}));
+                    blocks.push(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input}));
+                }
+                if blocks.is_empty() {
+                    blocks.push(json!({"type": "text", "text": assistant.refusal.as_deref().unwrap_or("")}));
+                }
+                push("assistant", blocks);
+            }
+        }
+    }
+    let messages = out.into_iter().map(|(role, content)| json!({"role": role, "content": content})).collect();
+    (system.join("\n\n"), messages)
+}
+
+#[derive(Deserialize)]
+struct Reply {
+    #[serde(default)]
+    content: Vec<Block>,
+    #[serde(default)]
+    stop_reason: Option<String>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block {
+    Text {
+        text: String,
+    },
+    ToolUse {
+        #[serde(default)]
+        id: Option<String>,
+        name: String,
+        #[serde(default)]
+        input: Value,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+}
+
+/// Parses a Messages-API reply.
+fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
+    let reply: Reply = serde_json::from_str(text).map_err(|e| ModelError::MalformedResponse {
+        message: format!("{e}; the response began: {}", head(text, 200)),
+    })?;
+    let mut content = String::new();
+    let mut tool_calls = Vec::new();
+    for block in reply.content {
+        match block {
+            Block::Text { text } => content.push_str(&text),
+            Block::ToolUse { id, name, input } => {
+                let id = id.filter(|id| !id.is_empty()).unwrap_or_else(|| format!("toolu_{}", unique()));
+                let arguments = if input.is_null() { "{}".to_string() } else { input.to_string() };
+                tool_calls.push(ToolCall::new(id, name, arguments));
+            }
+            Block::Other => {}
+        }
+    }
+    let finish_reason = match reply.stop_reason.as_deref() {
+        Some("end_turn" | "stop_sequence") => FinishReason::Stop,
+        Some("tool_use") => FinishReason::ToolCalls,
+        Some("max_tokens" | "model_context_window_exceeded") => FinishReason::Length,
+        Some("refusal") => FinishReason::ContentFilter,
+        Some(other) => {
+            tracing::warn!(stop_reason = %other, "the model stopped for a reason this client does not know; the reply is kept");
+            FinishReason::Other(other.to_string())
+        }
+        None if tool_calls.is_empty() => FinishReason::Stop,
+        None => FinishReason::ToolCalls,
+    };
+    let usage = reply.usage.map_or_else(Usage::default, |u| {
+        // Cached prompt tokens are prompt tokens too.
+        let prompt =
+            u.input_tokens + u.cache_creation_input_tokens.unwrap_or(0) + u.cache_read_input_tokens.unwrap_or(0);
+        Usage::new(prompt, u.output_tokens)
+    });
+    let message = AssistantMessage { content: (!content.is_empty()).then_some(content), tool_calls, refusal: None };
+    Ok(ModelReply { message, finish_reason, usage })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_results_of_one_turn_go_in_one_user_message_and_system_goes_on_top() {
+        let conversation = [
+            Message::system("Be brief."),
+            Message::user("Add and multiply."),
+            Message::Assistant(AssistantMessage {
+                content: Some("On it.".into()),
+                tool_calls: vec![ToolCall::new("t1", "add", r#"{"a":1}"#), ToolCall::new("t2", "mul", "not json")],
+                refusal: None,
+            }),
+            Message::Tool { tool_call_id: "t1".into(), content: "2".into() },
+            Message::Tool { tool_call_id: "t2".into(), content: "error".into() },
+            Message::user("Thanks."),
+        ];
+        let (system, messages) = messages(&conversation);
+        assert_eq!(system, "Be brief.");
+        assert_eq!(messages.len(), 3, "{messages:#?}");
+        assert_eq!(
+            messages[1]["content"][1],
+            json!({"type": "tool_use", "id": "t1", "name": "add", "input": {"a": 1}})
+        );
+        assert_eq!(messages[1]["content"][2]["input"], json!({}));
+        let results = &messages[2]["content"];
+        assert_eq!(results[0], json!({"type": "tool_result", "tool_use_id": "t1", "content": "2"}));
+        assert_eq!(results[1]["tool_use_id"], "t2");
+        assert_eq!(results[2], json!({"type": "text", "text": "Thanks."}));
+    }
+
+    #[test]
+    fn replies_map_blocks_stop_reasons_and_usage() {
+        let reply = parse_reply(
+            r#"{"id":"msg_1","type":"message","role":"assistant","content":[
+                {"type":"thinking","thinking":"..."},
+                {"type":"text","text":"Let me check."},
+                {"type":"tool_use","id":"toolu_1","name":"add","input":{"a":1,"b":2}}],
+              "stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":3}}"#,
+        )
+        .unwrap();
+        assert_eq!(reply.message.content.as_deref(), Some("Let me check."));
+        assert_eq!(reply.message.tool_calls, [ToolCall::new("toolu_1", "add", r#"{"a":1,"b":2}"#)]);
+        assert_eq!(reply.finish_reason, FinishReason::ToolCalls);
+        assert_eq!(reply.usage, Usage::new(13, 5));
+        for (wire, reason) in [
+            ("end_turn", FinishReason::Stop),
+            ("max_tokens", FinishReason::Length),
+            ("refusal", FinishReason::ContentFilter),
+            ("pause_turn", FinishReason::Other("pause_turn".into())),
+        ] {
+            let text = format!(r#"{{"content":[{{"type":"text","text":"x"}}],"stop_reason":"{wire}"}}"#);
+            assert_eq!(parse_reply(&text).unwrap().finish_reason, reason, "{wire}");
+        }
+        let e = parse_reply("<html>overloaded</html>").unwrap_err();
+        assert!(e.to_string().contains("<html>overloaded"), "{e}");
+    }
+}

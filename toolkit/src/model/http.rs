@@ -1,0 +1,274 @@
+//! What every HTTP model client shares: one POST with the key, retries of 429 and 5xx
+//! with backoff (honouring `retry-after`), and errors that name the endpoint and the
+//! variable to fix, with the key scrubbed out. A client adds only its wire format.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use reqwest::StatusCode;
+use reqwest::header::HeaderMap;
+use serde::{Deserialize, Serialize};
+
+use super::ModelError;
+
+/// A `Retry-After` longer than this is not waited for: the error is returned at once.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// How a client sends its key.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(all(feature = "openai", feature = "anthropic")), allow(dead_code))]
+pub(crate) enum Auth {
+    /// `Authorization: Bearer KEY` (OpenAI and compatible servers).
+    Bearer,
+    /// The key in a header of its own (`x-api-key` for Anthropic, `x-goog-api-key`
+    /// for Gemini).
+    Header(&'static str),
+}
+
+/// One endpoint, its key and its retry policy.
+#[derive(Clone)]
+pub(crate) struct Transport {
+    pub(crate) http: reqwest::Client,
+    pub(crate) url: String,
+    pub(crate) api_key: String,
+    pub(crate) auth: Auth,
+    /// Headers every request carries (`anthropic-version`, say).
+    pub(crate) headers: Vec<(&'static str, String)>,
+    /// The environment variables that configure the client, for error messages.
+    pub(crate) key_variable: &'static str,
+    pub(crate) base_variable: &'static str,
+    pub(crate) model: String,
+    pub(crate) timeout: Duration,
+    pub(crate) max_retries: u32,
+    pub(crate) backoff: Duration,
+    pub(crate) max_backoff: Duration,
+}
+
+/// The settings every HTTP client's builder has.
+#[derive(Default, Clone)]
+pub(crate) struct Settings {
+    pub(crate) base_url: Option<String>,
+    pub(crate) api_key: Option<String>,
+    pub(crate) key_variable: Option<&'static str>,
+    pub(crate) model: Option<String>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) connect_timeout: Option<Duration>,
+    pub(crate) max_retries: Option<u32>,
+    pub(crate) backoff: Option<Duration>,
+    pub(crate) max_backoff: Option<Duration>,
+}
+
+/// Where a client's settings come from when the builder leaves them unset.
+pub(crate) struct Defaults {
+    pub(crate) key_variable: &'static str,
+    pub(crate) base_variable: &'static str,
+    pub(crate) base_url: &'static str,
+    pub(crate) model: &'static str,
+    pub(crate) auth: Auth,
+}
+
+impl Settings {
+    /// The transport, with `path` appended to the base URL; [`ModelError::MissingKey`]
+    /// names the variable to set.
+    pub(crate) fn build(self, defaults: Defaults, path: &str) -> Result<Transport, ModelError> {
+        let key_variable = self.key_variable.unwrap_or(defaults.key_variable);
+        let api_key = self
+            .api_key
+            .or_else(|| std::env::var(key_variable).ok())
+            .filter(|k| !k.trim().is_empty())
+            .ok_or(ModelError::MissingKey { variable: key_variable })?;
+        let base_url = self
+            .base_url
+            .or_else(|| std::env::var(defaults.base_variable).ok().filter(|u| !u.trim().is_empty()))
+            .unwrap_or_else(|| defaults.base_url.to_string());
+        let model = self
+            .model
+            .or_else(|| std::env::var("TOOLKIT_MODEL").ok().filter(|m| !m.trim().is_empty()))
+            .unwrap_or_else(|| defaults.model.to_string());
+        let http = reqwest::Client::builder()
+            .connect_timeout(self.connect_timeout.unwrap_or(Duration::from_secs(10)))
+            .build()
+            .map_err(|e| ModelError::Other(Box::new(e)))?;
+        Ok(Transport {
+            http,
+            url: format!("{}{path}", base_url.trim_end_matches('/')),
+            api_key,
+            auth: defaults.auth,
+            headers: Vec::new(),
+            key_variable,
+            base_variable: defaults.base_variable,
+            model,
+            timeout: self.timeout.unwrap_or(Duration::from_secs(60)),
+            max_retries: self.max_retries.unwrap_or(3),
+            backoff: self.backoff.unwrap_or(Duration::from_millis(500)),
+            max_backoff: self.max_backoff.unwrap_or(Duration::from_secs(20)),
+        })
+    }
+}
+
+impl Transport {
+    /// POSTs `body` as JSON, retrying 429 and 5xx; the body of the first success.
+    pub(crate) async fn post<B: Serialize + ?Sized>(&self, body: &B) -> Result<String, ModelError> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut request = self.http.post(&self.url).timeout(self.timeout).json(body);
+            request = match self.auth {
+                Auth::Bearer => request.bearer_auth(&self.api_key),
+                Auth::Header(name) => request.header(name, &self.api_key),
+            };
+            for (name, value) in &self.headers {
+                request = request.header(*name, value);
+            }
+            let sent = request.send().await.map_err(|e| self.network_error(e))?;
+            let status = sent.status();
+            let headers = sent.headers().clone();
+            let text = sent.text().await.map_err(|e| self.network_error(e))?;
+            if status.is_success() {
+                return Ok(text);
+            }
+            let message = self.scrub(&provider_message(&text));
+            let retryable = status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error();
+            if retryable && attempt <= self.max_retries {
+                let delay = match retry_after(&headers) {
+                    Some(wait) if wait > MAX_RETRY_AFTER => None,
+                    Some(wait) => Some(wait),
+                    None => Some(self.backoff_for(attempt)),
+                };
+                if let Some(delay) = delay {
+                    tracing::warn!(
+                        status = status.as_u16(),
+                        attempt,
+                        delay_ms = delay.as_millis() as u64,
+                        "model request failed; retrying"
+                    );
+                    tokio::time::sleep(delay).await;
+                    continue;
+                }
+            }
+            return Err(self.status_error(status, attempt, message));
+        }
+    }
+
+    fn status_error(&self, status: StatusCode, attempts: u32, message: String) -> ModelError {
+        let url = self.url.clone();
+        match status.as_u16() {
+            401 | 403 => {
+                ModelError::Unauthorized { url, status: status.as_u16(), message, variable: self.key_variable }
+            }
+            404 => ModelError::ModelNotFound { model: self.model.clone(), url, message },
+            429 => ModelError::RateLimited { url, attempts, message },
+            s if status.is_server_error() => ModelError::Server { url, status: s, attempts, message },
+            s => ModelError::Rejected { url, status: s, message },
+        }
+    }
+
+    fn network_error(&self, e: reqwest::Error) -> ModelError {
+        if e.is_timeout() {
+            return ModelError::Timeout { url: self.url.clone(), timeout: self.timeout };
+        }
+        // The error chain says why (refused, DNS, TLS); the URL says where.
+        let mut message = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            message.push_str(": ");
+            message.push_str(&s.to_string());
+            source = s.source();
+        }
+        ModelError::Unreachable { url: self.url.clone(), message: self.scrub(&message), variable: self.base_variable }
+    }
+
+    /// Exponential backoff with full jitter: a random wait in `[d/2, d]`, where `d`
+    /// doubles per attempt up to the maximum.
+    pub(crate) fn backoff_for(&self, attempt: u32) -> Duration {
+        let d = self.backoff.saturating_mul(1 << (attempt - 1).min(16)).min(self.max_backoff);
+        let half = d / 2;
+        half + half.mul_f64(jitter())
+    }
+
+    /// Removes the key from a message (providers echo keys back in 401 messages).
+    pub(crate) fn scrub(&self, message: &str) -> String {
+        if self.api_key.len() >= 4 { message.replace(&self.api_key, "[redacted]") } else { message.to_string() }
+    }
+}
+
+/// The provider's error message (`{"error": {"message": ...}}`, which OpenAI, Anthropic
+/// and Gemini all use), else the body's head.
+pub(crate) fn provider_message(text: &str) -> String {
+    #[derive(Deserialize)]
+    struct Envelope {
+        error: Inner,
+    }
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Inner {
+        Object { message: String },
+        Text(String),
+    }
+    match serde_json::from_str::<Envelope>(text) {
+        Ok(Envelope { error: Inner::Object { message } | Inner::Text(message) }) => message,
+        Err(_) if text.trim().is_empty() => "(empty response body)".into(),
+        Err(_) => head(text, 200).to_string(),
+    }
+}
+
+/// `retry-after-ms` (OpenAI) or `Retry-After` in seconds.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<f64>().ok());
+    if let Some(ms) = get("retry-after-ms").filter(|ms| ms.is_finite() && *ms >= 0.0) {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
+    }
+    get("retry-after").filter(|s| s.is_finite() && *s >= 0.0).map(Duration::from_secs_f64)
+}
+
+/// The first `chars` characters of `text`.
+pub(crate) fn head(text: &str, chars: usize) -> &str {
+    text.char_indices().nth(chars).map_or(text, |(i, _)| &text[..i])
+}
+
+/// A number unique in this process, for ids a server left out.
+pub(crate) fn unique() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A number in `[0, 1)` for jitter: a hash of the clock and a counter is enough here
+/// (spreading retries, not cryptography).
+fn jitter() -> f64 {
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos() as u64).unwrap_or(0);
+    let mut x = nanos ^ unique().wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_with_jitter_and_is_capped() {
+        let settings = Settings {
+            api_key: Some("k".into()),
+            base_url: Some("http://127.0.0.1:9".into()),
+            backoff: Some(Duration::from_millis(100)),
+            max_backoff: Some(Duration::from_millis(350)),
+            ..Settings::default()
+        };
+        let defaults = Defaults {
+            key_variable: "KEY",
+            base_variable: "BASE",
+            base_url: "http://127.0.0.1:9",
+            model: "m",
+            auth: Auth::Bearer,
+        };
+        let transport = settings.build(defaults, "/x").unwrap();
+        for _ in 0..50 {
+            let first = transport.backoff_for(1);
+            assert!(first >= Duration::from_millis(50) && first <= Duration::from_millis(100), "{first:?}");
+            let third = transport.backoff_for(3);
+            assert!(third >= Duration::from_millis(175) && third <= Duration::from_millis(350), "{third:?}");
+        }
+    }
+}
