@@ -170,3 +170,36 @@ async fn one_of_is_in_the_schema_and_checked() {
     let bad = tools.call(ToolCall::new("2", "pick", r#"{"seats": 7, "ratio": 0.5}"#)).await;
     assert!(bad.content.starts_with("invalid argument: `seats` must be one of 1, 5, 25 (got 7)"), "{}", bad.content);
 }
+
+/// Book a slot.
+#[tool]
+fn book(
+    /// When the slot starts.
+    #[arg(format = "date-time")]
+    start: String,
+    /// Who to tell.
+    #[arg(format = "email")]
+    notify: Option<String>,
+) -> String {
+    format!("{start} {}", notify.unwrap_or_default())
+}
+
+/// `format` is in the schema; a checked format (`date-time`) is checked when parsing, an
+/// unchecked one (`email`) is only published.
+#[tokio::test]
+async fn format_is_in_the_schema_and_checked_where_it_can_be() {
+    let tools = toolbox![book];
+    let schema = &tools.spec("book").unwrap().input_schema;
+    assert_eq!(schema["properties"]["start"]["format"], "date-time");
+    assert_eq!(schema["properties"]["notify"]["format"], "email");
+    let ok = tools.call(ToolCall::new("1", "book", r#"{"start": "2024-05-01T09:30:00+02:00", "notify": "x"}"#)).await;
+    assert_eq!(ok.content, "2024-05-01T09:30:00+02:00 x");
+    let bad = tools.call(ToolCall::new("2", "book", r#"{"start": "tomorrow at 9"}"#)).await;
+    assert!(
+        bad.content.starts_with(
+            r#"invalid argument: `start` must be an RFC 3339 date-time like 2024-05-01T09:30:00Z (got "tomorrow at 9")"#
+        ),
+        "{}",
+        bad.content
+    );
+}

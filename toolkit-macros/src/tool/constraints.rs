@@ -8,8 +8,9 @@ use syn::spanned::Spanned;
 use super::expand::located_at;
 use super::param::Arg;
 
-/// The runtime checks of `minimum`, `maximum`, `one_of`, `min_length`, `max_length` and
-/// `pattern`.
+/// The runtime checks of `minimum`, `maximum`, `one_of`, `min_length`, `max_length`,
+/// `pattern` and `format` (which checks only the formats it knows; see the runtime's
+/// `check_format`).
 /// Each is located at the parameter's type, so a constraint that does not fit the type
 /// ("`pattern` applies to strings, not to `u32`") is reported there, once.
 pub fn checks(krate: &TokenStream, binding: &syn::Ident, ty: &syn::Type, a: &Arg) -> Vec<TokenStream> {
@@ -36,6 +37,9 @@ pub fn checks(krate: &TokenStream, binding: &syn::Ident, ty: &syn::Type, a: &Arg
     }
     if let Some(values) = &a.one_of {
         out.push(check("check_one_of", quote!(&[#(#values),*])));
+    }
+    if let Some(f) = &a.format {
+        out.push(check("check_format", quote!(#f)));
     }
     if let Some(p) = &a.pattern {
         let call = check("check_pattern", quote!(&__TOOLKIT_RE));
@@ -77,6 +81,9 @@ pub fn schema_keywords(p: &TokenStream, ty: &syn::Type, a: &Arg) -> Vec<TokenStr
     }
     if let Some(values) = &a.one_of {
         constraints.push(quote!(("enum", #p::serde_json::json!([#(#values),*]))));
+    }
+    if let Some(f) = &a.format {
+        constraints.push(quote!(("format", #p::serde_json::json!(#f))));
     }
     constraints
 }

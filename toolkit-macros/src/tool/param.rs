@@ -40,6 +40,8 @@ pub struct Arg {
     pub pattern: Option<LitStr>,
     /// `one_of = [..]`: the values a number may take.
     pub one_of: Option<Vec<syn::Expr>>,
+    /// `format = "..."`: the JSON Schema `format` of a string.
+    pub format: Option<LitStr>,
 }
 
 pub enum DefaultValue {
@@ -153,6 +155,46 @@ fn check_pattern(lit: &LitStr, errors: &mut Errors) {
     }
 }
 
+/// The formats JSON Schema (draft 2020-12) defines.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// A format may be any name (JSON Schema allows formats of one's own, published as
+/// written), but not empty, and not a standard one misspelled in case, `-` or `_`
+/// (`datetime`, `date_time`, `UUID`): a validator would ignore it without a word.
+fn check_format(lit: &LitStr, errors: &mut Errors) {
+    let value = lit.value();
+    if value.trim().is_empty() {
+        errors.at(lit, "`format` is empty: name the format, such as `format = \"date-time\"`, or remove it");
+        return;
+    }
+    let plain = |s: &str| s.chars().filter(|c| !matches!(c, '-' | '_' | ' ')).collect::<String>().to_lowercase();
+    if !STANDARD_FORMATS.contains(&value.as_str())
+        && let Some(near) = STANDARD_FORMATS.iter().find(|f| plain(f) == plain(&value))
+    {
+        errors.at(lit, format!("`{value}` is not a JSON Schema format: did you mean `format = \"{near}\"`?"));
+    }
+}
+
 fn int_value(expr: &syn::Expr) -> Option<f64> {
     match expr {
         syn::Expr::Lit(l) => match &l.lit {
@@ -244,6 +286,9 @@ pub fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<S
     if let Some(p) = &options.pattern {
         check_pattern(p, errors);
     }
+    if let Some(f) = &options.format {
+        check_format(f, errors);
+    }
     if let (Some(min), Some(max)) = (&options.minimum, &options.maximum)
         && let (Some(a), Some(b)) = (int_value(&min.0), int_value(&max.0))
         && a > b
@@ -293,6 +338,7 @@ pub fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<S
         max_length: options.max_length,
         pattern: options.pattern,
         one_of,
+        format: options.format,
     };
     Some(Param { binding, ty, kind: ParamKind::Arg(Box::new(arg)), cfgs })
 }

@@ -92,6 +92,8 @@ pub struct ArgOptions {
     pub pattern: Option<LitStr>,
     /// The values a number may take: `one_of = [1, 2, 7, 13]`.
     pub one_of: Option<RawExpr>,
+    /// The JSON Schema `format` of a string: `format = "date-time"`.
+    pub format: Option<LitStr>,
 }
 
 /// Each option of `#[arg(...)]` and how it is written, for error messages.
@@ -104,6 +106,7 @@ const ARG_KEYS: &[(&str, &str)] = &[
     ("max_length", "max_length = 200"),
     ("pattern", "pattern = \"^[a-z]+$\""),
     ("one_of", "one_of = [1, 2, 7]"),
+    ("format", "format = \"date-time\""),
 ];
 
 impl ArgOptions {

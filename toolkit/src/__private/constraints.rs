@@ -73,9 +73,9 @@ impl<T: HasLength> HasLength for Option<T> {
 }
 
 #[diagnostic::on_unimplemented(
-    message = "`pattern` applies to strings, not to `{Self}`",
+    message = "`pattern` and `format` apply to strings, not to `{Self}`",
     label = "not a string",
-    note = "`pattern` is a regular expression the string must match"
+    note = "`pattern` is a regular expression the string must match; `format` names what the string holds (`date-time`, `email`, ...)"
 )]
 pub trait Text {
     fn text(&self) -> Option<&str>;

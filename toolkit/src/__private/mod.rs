@@ -10,6 +10,7 @@
 #![allow(missing_docs)]
 
 mod constraints;
+mod formats;
 mod hooks;
 mod lists;
 mod outputs;
@@ -17,6 +18,7 @@ mod params;
 mod placeholders;
 
 pub use constraints::*;
+pub use formats::*;
 pub use hooks::*;
 pub use lists::*;
 pub use outputs::*;
