@@ -203,3 +203,52 @@ async fn format_is_in_the_schema_and_checked_where_it_can_be() {
         bad.content
     );
 }
+
+/// File a story.
+#[tool]
+fn file_story(
+    /// The sections it appears in.
+    #[arg(items_one_of = ["news", "sports", "weather"])]
+    sections: Vec<String>,
+    /// Column widths.
+    #[arg(items_one_of = [0.5, 1])]
+    widths: Option<[f64; 2]>,
+    /// Pages, any order.
+    #[arg(items_one_of = [1, 2, 3], default)]
+    pages: std::collections::BTreeSet<u8>,
+) -> String {
+    format!("{} {widths:?} {pages:?}", sections.join("+"))
+}
+
+/// `items_one_of` is an `enum` in the schema's `items` and is checked when parsing, the
+/// error naming the item (by its index, in a list) and the values allowed.
+#[tokio::test]
+async fn items_one_of_is_in_the_items_schema_and_checked() {
+    let tools = toolbox![file_story];
+    let schema = &tools.spec("file_story").unwrap().input_schema;
+    assert_eq!(
+        schema["properties"]["sections"]["items"],
+        serde_json::json!({"type": "string", "enum": ["news", "sports", "weather"]})
+    );
+    assert_eq!(schema["properties"]["widths"]["items"]["enum"], serde_json::json!([0.5, 1.0]));
+    assert_eq!(schema["properties"]["pages"]["items"]["enum"], serde_json::json!([1, 2, 3]));
+    let ok =
+        tools.call(ToolCall::new("1", "file_story", r#"{"sections": ["news", "weather"], "widths": [1, 0.5]}"#)).await;
+    assert_eq!(ok.content, "news+weather Some([1.0, 0.5]) {}");
+    let bad = tools.call(ToolCall::new("2", "file_story", r#"{"sections": ["news", "sports", "gossip"]}"#)).await;
+    assert!(
+        bad.content.starts_with(
+            r#"invalid argument: `sections` must hold only "news", "sports", "weather" (got "gossip" at `sections[2]`)"#
+        ),
+        "{}",
+        bad.content
+    );
+    let bad = tools.call(ToolCall::new("3", "file_story", r#"{"sections": [], "widths": [0.5, 2]}"#)).await;
+    assert!(
+        bad.content.starts_with("invalid argument: `widths` must hold only 0.5, 1 (got 2 at `widths[1]`)"),
+        "{}",
+        bad.content
+    );
+    let bad = tools.call(ToolCall::new("4", "file_story", r#"{"sections": [], "pages": [3, 9, 1]}"#)).await;
+    assert!(bad.content.starts_with("invalid argument: `pages` must hold only 1, 2, 3 (got 9)"), "{}", bad.content);
+}

@@ -109,6 +109,7 @@ pub use toolbox::{Toolbox, ToolboxError};
 /// | `min_length = 1`, `max_length = 200` | characters of a string, items of a list |
 /// | `pattern = "^[a-z]+$"` | a regular expression a string must match (compiled when the crate builds: an invalid one is a compile error) |
 /// | `one_of = [1, 5, 25]` | the values a number may take: an `enum` in the schema, checked when parsing |
+/// | `items_one_of = ["news", "sports"]` | the values each item of a list (`Vec`, array, set; of strings or numbers) may take: an `enum` in the schema's `items`, checked when parsing (the error names the item: ``got "gossip" at `sections[2]` ``) |
 /// | `format = "date-time"` | the JSON Schema `format` of a string. Checked when parsing for `date-time`, `date`, `time` (RFC 3339), `ipv4`, `ipv6` and `uuid`; any other format (`email`, `uri`, ...) is only published in the schema. A misspelled standard format (`datetime`) is a compile error |
 ///
 /// A constraint broken by the model's arguments is an error naming the parameter and the

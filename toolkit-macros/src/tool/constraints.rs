@@ -1,7 +1,7 @@
 //! The expansion of a parameter's `#[arg(...)]` constraints: their runtime checks (in the
 //! argument struct's `Validate` impl) and their schema keywords.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, Group, TokenStream};
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 
@@ -9,18 +9,21 @@ use super::expand::located_at;
 use super::param::Arg;
 
 /// The runtime checks of `minimum`, `maximum`, `one_of`, `min_length`, `max_length`,
-/// `pattern` and `format` (which checks only the formats it knows; see the runtime's
-/// `check_format`).
-/// Each is located at the parameter's type, so a constraint that does not fit the type
-/// ("`pattern` applies to strings, not to `u32`") is reported there, once.
+/// `pattern`, `format` (which checks only the formats it knows; see the runtime's
+/// `check_format`) and `items_one_of`.
+/// Each call is located at the parameter's type (its listed values keep their own
+/// spans), so a constraint that does not fit the type ("`pattern` applies to strings, not
+/// to `u32`") is reported there, once.
 pub fn checks(krate: &TokenStream, binding: &syn::Ident, ty: &syn::Type, a: &Arg) -> Vec<TokenStream> {
     let wire = &a.wire;
     let at = ty.span();
     let check = |f: &str, bound: TokenStream| {
         let f = format_ident!("{}", f);
         let path = located_at(quote!(#krate::__private::#f), at);
-        let value = located_at(quote!(&self.#binding), at);
-        quote!(#path(#wire, #value, #bound)?;)
+        let value = located_at(quote!(#wire, &self.#binding,), at);
+        let mut args = Group::new(Delimiter::Parenthesis, quote!(#value #bound));
+        args.set_span(at);
+        quote!(#path #args ?;)
     };
     let mut out = Vec::new();
     if let Some(e) = &a.minimum {
@@ -40,6 +43,9 @@ pub fn checks(krate: &TokenStream, binding: &syn::Ident, ty: &syn::Type, a: &Arg
     }
     if let Some(f) = &a.format {
         out.push(check("check_format", quote!(#f)));
+    }
+    if let Some(values) = &a.items_one_of {
+        out.push(check("check_items_one_of", quote!(&[#(#values),*])));
     }
     if let Some(p) = &a.pattern {
         let call = check("check_pattern", quote!(&__TOOLKIT_RE));
@@ -84,6 +90,9 @@ pub fn schema_keywords(p: &TokenStream, ty: &syn::Type, a: &Arg) -> Vec<TokenStr
     }
     if let Some(f) = &a.format {
         constraints.push(quote!(("format", #p::serde_json::json!(#f))));
+    }
+    if let Some(values) = &a.items_one_of {
+        constraints.push(quote!(("items", #p::serde_json::json!({ "enum": [#(#values),*] }))));
     }
     constraints
 }

@@ -42,6 +42,8 @@ pub struct Arg {
     pub one_of: Option<Vec<syn::Expr>>,
     /// `format = "..."`: the JSON Schema `format` of a string.
     pub format: Option<LitStr>,
+    /// `items_one_of = [..]`: the values each item of a list may take.
+    pub items_one_of: Option<Vec<syn::Expr>>,
 }
 
 pub enum DefaultValue {
@@ -326,6 +328,19 @@ pub fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<S
             None
         }
     });
+    let items_one_of = options.items_one_of.and_then(|list| match list.0 {
+        syn::Expr::Array(array) if !array.elems.is_empty() => {
+            let item_ty = item_type(&ty).unwrap_or(&ty);
+            Some(array.elems.into_iter().map(bound_expr(item_ty)).collect())
+        }
+        other => {
+            errors.at(
+                &other,
+                "`items_one_of` takes a list of the values each item may take: `items_one_of = [\"news\", \"sports\"]`",
+            );
+            None
+        }
+    });
     let arg = Arg {
         wire,
         wire_span,
@@ -339,8 +354,30 @@ pub fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<S
         pattern: options.pattern,
         one_of,
         format: options.format,
+        items_one_of,
     };
     Some(Param { binding, ty, kind: ParamKind::Arg(Box::new(arg)), cfgs })
+}
+
+/// The item type of a list type as spelled (`Vec<T>`, `[T; N]`, `Option<HashSet<T>>`,
+/// ...), to write `items_one_of`'s values as the items take them; `None` when the
+/// spelling does not say (a type alias: the values are then taken as written).
+fn item_type(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Array(a) => Some(&a.elem),
+        Type::Slice(s) => Some(&s.elem),
+        Type::Paren(p) => item_type(&p.elem),
+        Type::Group(g) => item_type(&g.elem),
+        _ => {
+            let seg = last_segment(ty)?;
+            let first = *type_args(seg).first()?;
+            match seg.ident.to_string().as_str() {
+                "Option" | "Box" => item_type(first),
+                "Vec" | "VecDeque" | "HashSet" | "BTreeSet" => Some(first),
+                _ => None,
+            }
+        }
+    }
 }
 
 /// A listed value as the parameter's type takes it (`1` is `1.0` for a float).

@@ -94,6 +94,8 @@ pub struct ArgOptions {
     pub one_of: Option<RawExpr>,
     /// The JSON Schema `format` of a string: `format = "date-time"`.
     pub format: Option<LitStr>,
+    /// The values each item of a list may take: `items_one_of = ["news", "sports"]`.
+    pub items_one_of: Option<RawExpr>,
 }
 
 /// Each option of `#[arg(...)]` and how it is written, for error messages.
@@ -107,6 +109,7 @@ const ARG_KEYS: &[(&str, &str)] = &[
     ("pattern", "pattern = \"^[a-z]+$\""),
     ("one_of", "one_of = [1, 2, 7]"),
     ("format", "format = \"date-time\""),
+    ("items_one_of", "items_one_of = [\"news\", \"sports\"]"),
 ];
 
 impl ArgOptions {

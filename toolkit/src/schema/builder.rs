@@ -52,7 +52,8 @@ impl ArgsSchema {
         ArgsSchema { generator: settings().into_generator(), properties: Map::new(), required: Vec::new() }
     }
 
-    /// Adds one parameter. `constraints` are extra keywords (`minimum`, `pattern`, ...).
+    /// Adds one parameter. `constraints` are extra keywords (`minimum`, `pattern`, ...);
+    /// the keywords of an `items` object go into the parameter's own `items` schema.
     pub fn param<T: ParamSchema + ?Sized>(
         &mut self,
         name: &str,
@@ -67,14 +68,19 @@ impl ArgsSchema {
         if let Value::Object(map) = &mut schema {
             // Keyword order as a reader expects it: what the value is (`type`, `$ref`,
             // `enum`), what it means, what it may be, what it defaults to.
-            for (k, _) in &constraints {
+            for (k, _) in constraints.iter().filter(|(k, _)| *k != "items") {
                 map.shift_remove(*k);
             }
             if let Some(d) = description.filter(|d| !d.is_empty()) {
                 map.insert("description".into(), Value::String(d.to_string()));
             }
             for (k, v) in constraints {
-                map.insert(k.to_string(), v);
+                match (k, v, map.get_mut("items")) {
+                    ("items", Value::Object(extra), Some(Value::Object(items))) => items.extend(extra),
+                    (k, v, _) => {
+                        map.insert(k.to_string(), v);
+                    }
+                }
             }
             if let Presence::Default(Some(v)) = &presence {
                 map.insert("default".into(), v.clone());
