@@ -151,11 +151,20 @@ fn spec_body(m: &ToolModel) -> TokenStream {
             (None, false) => quote!(#p::Presence::Required),
         };
         let constraints = super::constraints::schema_keywords(&p, ty, a);
-        let param_call = quote_spanned!(ty.span()=> __schema.param::<#ty>);
         let param_cfg = cfg_attrs(&param.cfgs);
-        params.push(quote! {
-            #param_cfg
-            #param_call(#wire, #p::Some(#docs), #presence, #p::vec![#(#constraints),*]);
+        params.push(match &a.schema_with {
+            // The function keeps its span: a wrong signature is reported at its path.
+            Some(f) => quote! {
+                #param_cfg
+                __schema.param_with(#wire, #p::Some(#docs), #presence, #f);
+            },
+            None => {
+                let param_call = quote_spanned!(ty.span()=> __schema.param::<#ty>);
+                quote! {
+                    #param_cfg
+                    #param_call(#wire, #p::Some(#docs), #presence, #p::vec![#(#constraints),*]);
+                }
+            }
         });
     }
     let title = match &m.title {

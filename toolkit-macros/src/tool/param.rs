@@ -4,8 +4,9 @@
 use darling::util::Override;
 use proc_macro2::Span;
 use quote::ToTokens;
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Attribute, FnArg, GenericArgument, Ident, LitInt, LitStr, Pat, PathArguments, Signature, Type};
+use syn::{Attribute, FnArg, GenericArgument, Ident, LitInt, LitStr, Pat, PathArguments, Signature, Token, Type};
 
 use super::model::{cfgs, last_segment, type_args, unraw};
 use super::parse::{ArgOptions, RawExpr};
@@ -44,6 +45,9 @@ pub struct Arg {
     pub format: Option<LitStr>,
     /// `items_one_of = [..]`: the values each item of a list may take.
     pub items_one_of: Option<Vec<syn::Expr>>,
+    /// `schema_with = path`: the function giving the parameter's whole schema (no
+    /// constraint goes with it).
+    pub schema_with: Option<syn::Path>,
 }
 
 pub enum DefaultValue {
@@ -341,6 +345,9 @@ pub fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<S
             None
         }
     });
+    if options.schema_with.is_some() {
+        reject_beside_schema_with(&pat.attrs, errors);
+    }
     let arg = Arg {
         wire,
         wire_span,
@@ -355,8 +362,35 @@ pub fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<S
         one_of,
         format: options.format,
         items_one_of,
+        schema_with: options.schema_with,
     };
     Some(Param { binding, ty, kind: ParamKind::Arg(Box::new(arg)), cfgs })
+}
+
+/// The options that add to the schema a parameter's type gives, and are checked when
+/// parsing.
+const CONSTRAINTS: &[&str] =
+    &["minimum", "maximum", "one_of", "min_length", "max_length", "pattern", "format", "items_one_of"];
+
+/// `schema_with` gives the parameter's whole schema, so a constraint beside it is an error
+/// at the constraint's key: it could be neither added to a schema the macro does not know
+/// (a `$ref`, an `anyOf`) nor checked without being published.
+fn reject_beside_schema_with(attrs: &[Attribute], errors: &mut Errors) {
+    let keys = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("arg"))
+        .filter_map(|a| a.parse_args_with(Punctuated::<syn::Meta, Token![,]>::parse_terminated).ok())
+        .flatten();
+    for meta in keys {
+        if let Some(key) = CONSTRAINTS.iter().find(|k| meta.path().is_ident(k)) {
+            errors.at(
+                meta.path(),
+                format!(
+                    "`{key}` cannot be combined with `schema_with`: the function gives the parameter's whole schema; write the constraint into that schema (it is then not checked when parsing), or remove `schema_with`"
+                ),
+            );
+        }
+    }
 }
 
 /// The item type of a list type as spelled (`Vec<T>`, `[T; N]`, `Option<HashSet<T>>`,

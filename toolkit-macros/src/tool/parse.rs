@@ -96,6 +96,8 @@ pub struct ArgOptions {
     pub format: Option<LitStr>,
     /// The values each item of a list may take: `items_one_of = ["news", "sports"]`.
     pub items_one_of: Option<RawExpr>,
+    /// The function giving the parameter's whole schema: `schema_with = my_schema`.
+    pub schema_with: Option<Path>,
 }
 
 /// Each option of `#[arg(...)]` and how it is written, for error messages.
@@ -110,6 +112,7 @@ const ARG_KEYS: &[(&str, &str)] = &[
     ("one_of", "one_of = [1, 2, 7]"),
     ("format", "format = \"date-time\""),
     ("items_one_of", "items_one_of = [\"news\", \"sports\"]"),
+    ("schema_with", "schema_with = path::to::function"),
 ];
 
 impl ArgOptions {

@@ -53,7 +53,7 @@ pub use crate::hook::{
     AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, ErrorCall, ErrorHook, Hook, HookError, HookStep, Hooks,
     IntoHookResult, OnFailure, Recovery,
 };
-pub use crate::schema::builder::{ArgsSchema, ParamSchema, Presence};
+pub use crate::schema::builder::{ArgsSchema, ParamSchema, Presence, SchemaWith};
 pub use crate::spec::{Annotations, ToolSpec};
 pub use crate::tool::{Tool, Validate};
 pub use crate::toolbox::{ToolEntry, Toolbox};
