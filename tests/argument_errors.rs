@@ -281,3 +281,168 @@ async fn errors_inside_flattened_fields_name_the_full_path() {
     let ok = tools.call(ToolCall::new("1", "list", r#"{"filters": {"tag": "a", "from": 1, "to": 2}}"#)).await;
     assert_eq!(ok.content, "a 1 Some(2)");
 }
+
+/// Book a slot.
+#[tool]
+fn book(
+    /// When the slot starts.
+    #[arg(format = "date-time")]
+    start: String,
+    /// Who to tell.
+    #[arg(format = "email")]
+    notify: Option<String>,
+) -> String {
+    format!("{start} {}", notify.unwrap_or_default())
+}
+
+/// `format` is in the schema; a checked format (`date-time`) is checked when parsing, an
+/// unchecked one (`email`) is only published.
+#[tokio::test]
+async fn format_is_in_the_schema_and_checked_where_it_can_be() {
+    let tools = toolbox![book];
+    let schema = &tools.spec("book").unwrap().input_schema;
+    assert_eq!(schema["properties"]["start"]["format"], "date-time");
+    assert_eq!(schema["properties"]["notify"]["format"], "email");
+    let ok = tools.call(ToolCall::new("1", "book", r#"{"start": "2024-05-01T09:30:00+02:00", "notify": "x"}"#)).await;
+    assert_eq!(ok.content, "2024-05-01T09:30:00+02:00 x");
+    let bad = tools.call(ToolCall::new("2", "book", r#"{"start": "tomorrow at 9"}"#)).await;
+    assert!(
+        bad.content.starts_with(
+            r#"invalid argument: `start` must be an RFC 3339 date-time like 2024-05-01T09:30:00Z (got "tomorrow at 9")"#
+        ),
+        "{}",
+        bad.content
+    );
+}
+
+/// File a story.
+#[tool]
+fn file_story(
+    /// The sections it appears in.
+    #[arg(items_one_of = ["news", "sports", "weather"])]
+    sections: Vec<String>,
+    /// Column widths.
+    #[arg(items_one_of = [0.5, 1])]
+    widths: Option<[f64; 2]>,
+    /// Pages, any order.
+    #[arg(items_one_of = [1, 2, 3], default)]
+    pages: std::collections::BTreeSet<u8>,
+) -> String {
+    format!("{} {widths:?} {pages:?}", sections.join("+"))
+}
+
+/// `items_one_of` is an `enum` in the schema's `items` and is checked when parsing, the
+/// error naming the item (by its index, in a list) and the values allowed.
+#[tokio::test]
+async fn items_one_of_is_in_the_items_schema_and_checked() {
+    let tools = toolbox![file_story];
+    let schema = &tools.spec("file_story").unwrap().input_schema;
+    assert_eq!(
+        schema["properties"]["sections"]["items"],
+        serde_json::json!({"type": "string", "enum": ["news", "sports", "weather"]})
+    );
+    assert_eq!(schema["properties"]["widths"]["items"]["enum"], serde_json::json!([0.5, 1.0]));
+    assert_eq!(schema["properties"]["pages"]["items"]["enum"], serde_json::json!([1, 2, 3]));
+    let ok =
+        tools.call(ToolCall::new("1", "file_story", r#"{"sections": ["news", "weather"], "widths": [1, 0.5]}"#)).await;
+    assert_eq!(ok.content, "news+weather Some([1.0, 0.5]) {}");
+    let bad = tools.call(ToolCall::new("2", "file_story", r#"{"sections": ["news", "sports", "gossip"]}"#)).await;
+    assert!(
+        bad.content.starts_with(
+            r#"invalid argument: `sections` must hold only "news", "sports", "weather" (got "gossip" at `sections[2]`)"#
+        ),
+        "{}",
+        bad.content
+    );
+    let bad = tools.call(ToolCall::new("3", "file_story", r#"{"sections": [], "widths": [0.5, 2]}"#)).await;
+    assert!(
+        bad.content.starts_with("invalid argument: `widths` must hold only 0.5, 1 (got 2 at `widths[1]`)"),
+        "{}",
+        bad.content
+    );
+    let bad = tools.call(ToolCall::new("4", "file_story", r#"{"sections": [], "pages": [3, 9, 1]}"#)).await;
+    assert!(bad.content.starts_with("invalid argument: `pages` must hold only 1, 2, 3 (got 9)"), "{}", bad.content);
+}
+
+mod places {
+    use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+    use serde::Deserialize;
+
+    /// A point, sent as `"lat,lon"`: it has no `JsonSchema` of its own.
+    #[derive(Debug)]
+    pub struct LatLon(pub f64, pub f64);
+
+    impl<'de> Deserialize<'de> for LatLon {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let text = String::deserialize(d)?;
+            let parse = |s: Option<&str>| s.and_then(|s| s.trim().parse().ok());
+            let mut parts = text.split(',');
+            match (parse(parts.next()), parse(parts.next())) {
+                (Some(lat), Some(lon)) => Ok(LatLon(lat, lon)),
+                _ => Err(serde::de::Error::custom("expected \"lat,lon\"")),
+            }
+        }
+    }
+
+    pub fn lat_lon(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({"type": "string", "pattern": "^-?[0-9.]+,-?[0-9.]+$", "description": "Latitude,longitude."})
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Kind {
+        Cafe,
+        Park,
+    }
+
+    /// A list of kinds, at least one, each described once in `$defs`.
+    pub fn kinds(generator: &mut SchemaGenerator) -> Schema {
+        let item = generator.subschema_for::<Kind>();
+        json_schema!({"type": "array", "items": item, "minItems": 1})
+    }
+
+    /// The other form: no generator.
+    pub fn radius() -> Schema {
+        json_schema!({"type": "integer", "minimum": 1, "description": "Metres."})
+    }
+}
+
+/// Find places near a point.
+#[tool]
+fn near(
+    /// Where to look from.
+    #[arg(schema_with = places::lat_lon)]
+    at: places::LatLon,
+    /// What to look for.
+    #[arg(schema_with = places::kinds)]
+    kinds: Vec<places::Kind>,
+    #[arg(schema_with = "places::radius", default = 500)] radius: u32,
+) -> String {
+    format!("{} {} {kinds:?} {radius}", at.0, at.1)
+}
+
+/// `schema_with` replaces the parameter's schema (the parameter's type needs no
+/// `JsonSchema`); the doc comment's description (replacing the function's own) and the
+/// default are added to it, the definitions it asks the generator for go into `$defs`,
+/// and the value is parsed as before.
+#[tokio::test]
+async fn schema_with_gives_the_parameters_schema() {
+    let tools = toolbox![near];
+    let schema = &tools.spec("near").unwrap().input_schema;
+    assert_eq!(
+        schema["properties"]["at"],
+        serde_json::json!({"type": "string", "pattern": "^-?[0-9.]+,-?[0-9.]+$", "description": "Where to look from."})
+    );
+    assert_eq!(
+        schema["properties"]["kinds"],
+        serde_json::json!({"type": "array", "items": {"$ref": "#/$defs/Kind"}, "minItems": 1, "description": "What to look for."})
+    );
+    assert_eq!(schema["$defs"]["Kind"]["enum"], serde_json::json!(["cafe", "park"]));
+    assert_eq!(
+        schema["properties"]["radius"],
+        serde_json::json!({"type": "integer", "minimum": 1, "description": "Metres.", "default": 500})
+    );
+    assert_eq!(schema["required"], serde_json::json!(["at", "kinds"]));
+    let ok = tools.call(ToolCall::new("1", "near", r#"{"at": "59.9,10.7", "kinds": ["park"]}"#)).await;
+    assert_eq!(ok.content, "59.9 10.7 [Park] 500");
+}

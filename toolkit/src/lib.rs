@@ -98,8 +98,8 @@ pub use toolbox::{Toolbox, ToolboxError};
 ///
 /// # Parameters: `#[arg(...)]`
 ///
-/// Any `T: Deserialize + JsonSchema`. `Option<T>` is optional. Keywords work (`r#type` is
-/// `type` on the wire).
+/// Any `T: Deserialize + JsonSchema` (with `schema_with`, any `T: Deserialize`).
+/// `Option<T>` is optional. Keywords work (`r#type` is `type` on the wire).
 ///
 /// | option | meaning |
 /// |---|---|
@@ -109,6 +109,9 @@ pub use toolbox::{Toolbox, ToolboxError};
 /// | `min_length = 1`, `max_length = 200` | characters of a string, items of a list |
 /// | `pattern = "^[a-z]+$"` | a regular expression a string must match (compiled when the crate builds: an invalid one is a compile error) |
 /// | `one_of = [1, 5, 25]` | the values a number may take: an `enum` in the schema, checked when parsing |
+/// | `items_one_of = ["news", "sports"]` | the values each item of a list (`Vec`, array, set; of strings or numbers) may take: an `enum` in the schema's `items`, checked when parsing (the error names the item: ``got "gossip" at `sections[2]` ``) |
+/// | `format = "date-time"` | the JSON Schema `format` of a string. Checked when parsing for `date-time`, `date`, `time` (RFC 3339), `ipv4`, `ipv6` and `uuid`; any other format (`email`, `uri`, ...) is only published in the schema. A misspelled standard format (`datetime`) is a compile error |
+/// | `schema_with = path::to::function` | the parameter's whole schema, from `fn(&mut schemars::SchemaGenerator) -> schemars::Schema` (as `#[schemars(schema_with)]`) or `fn() -> schemars::Schema`; the type then needs no `JsonSchema`. The doc comment's description and the default are added to it; the constraints above cannot go with it (write them into the schema; they are then not checked when parsing) |
 ///
 /// A constraint broken by the model's arguments is an error naming the parameter and the
 /// rule: ``invalid argument: `query` must have at least 1 character (got 0)``.

@@ -1,14 +1,17 @@
 //! `#[tool]` on a free function.
 
+mod args;
+mod constraints;
 mod expand;
 mod model;
+mod param;
 mod parse;
 
 pub use expand::{companions, located_at, placeholder, unmarked_method};
 pub use model::{
-    NameProblem, Site, build, cfgs, check_name, checked_name, clean_signature, last_segment, parse_timeout, type_args,
-    unraw,
+    NameProblem, Site, build, cfgs, check_name, checked_name, last_segment, parse_timeout, type_args, unraw,
 };
+pub use param::clean_signature;
 pub use parse::{RawExpr, ToolOptions, explain};
 
 use proc_macro2::{TokenStream, TokenTree};

@@ -1,16 +1,15 @@
 //! The validated description of one tool. Every rule a tool definition must follow is
 //! checked here, each mistake reported at its token with what to do.
 
-use darling::util::Override;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
 use syn::spanned::Spanned;
 use syn::{
-    Attribute, FnArg, GenericArgument, GenericParam, Ident, LitInt, LitStr, Pat, PathArguments, ReturnType, Signature,
-    Type, Visibility,
+    Attribute, FnArg, GenericArgument, GenericParam, Ident, PathArguments, ReturnType, Signature, Type, Visibility,
 };
 
-use super::parse::{ArgOptions, RawExpr, ToolOptions};
+use super::param::{Param, ParamKind, param_model};
+use super::parse::ToolOptions;
 use crate::docs::{self, Docs};
 use crate::errors::Errors;
 
@@ -55,43 +54,6 @@ pub struct ToolModel {
     pub handle_ident: Ident,
 }
 
-pub struct Param {
-    /// The parameter's name in the function (a field of the argument struct).
-    pub binding: Ident,
-    pub ty: Type,
-    pub kind: ParamKind,
-    /// The parameter's `#[cfg(...)]` attributes, repeated wherever it is used.
-    pub cfgs: Vec<Attribute>,
-}
-
-pub enum ParamKind {
-    Arg(Box<Arg>),
-    Context,
-    State,
-}
-
-pub struct Arg {
-    pub wire: String,
-    pub wire_span: Span,
-    pub docs: Docs,
-    pub default: Option<DefaultValue>,
-    pub optional: bool,
-    pub minimum: Option<syn::Expr>,
-    pub maximum: Option<syn::Expr>,
-    pub min_length: Option<LitInt>,
-    pub max_length: Option<LitInt>,
-    pub pattern: Option<LitStr>,
-    /// `one_of = [..]`: the values a number may take.
-    pub one_of: Option<Vec<syn::Expr>>,
-}
-
-pub enum DefaultValue {
-    /// `#[arg(default)]`: the type's `Default`.
-    Inherit,
-    /// `#[arg(default = expr)]`.
-    Expr(syn::Expr),
-}
-
 pub enum OutputKind {
     Unit,
     Text,
@@ -99,28 +61,9 @@ pub enum OutputKind {
     Result { ok: Box<OutputKind>, err: Option<Type> },
 }
 
-/// Strips the helper attributes (`#[arg]`, `#[context]`, `#[state]`, parameter docs)
-/// from a signature, so the function compiles as written whatever else is wrong.
-pub fn clean_signature(sig: &Signature) -> Signature {
-    let mut sig = sig.clone();
-    for input in sig.inputs.iter_mut() {
-        let attrs = match input {
-            FnArg::Typed(p) => &mut p.attrs,
-            FnArg::Receiver(r) => &mut r.attrs,
-        };
-        attrs.retain(|a| !is_helper(a));
-    }
-    sig
-}
-
 /// The `#[cfg(...)]` attributes among `attrs`.
 pub fn cfgs(attrs: &[Attribute]) -> Vec<Attribute> {
     attrs.iter().filter(|a| a.path().is_ident("cfg")).cloned().collect()
-}
-
-fn is_helper(attr: &Attribute) -> bool {
-    let p = attr.path();
-    docs::is_doc(attr) || p.is_ident("arg") || p.is_ident("context") || p.is_ident("state")
 }
 
 /// What breaks the name rule `^[a-zA-Z0-9_-]{1,64}$` (accepted by every provider), which
@@ -234,72 +177,6 @@ pub fn type_args(seg: &syn::PathSegment) -> Vec<&Type> {
     }
 }
 
-fn is_option(ty: &Type) -> bool {
-    last_segment(ty).is_some_and(|s| s.ident == "Option" && type_args(s).len() == 1)
-}
-
-/// `f32`, `f64`, or an `Option` of one.
-fn is_float(ty: &Type) -> bool {
-    match last_segment(ty) {
-        Some(s) if s.ident == "Option" => type_args(s).first().is_some_and(|t| is_float(t)),
-        Some(s) => (s.ident == "f32" || s.ident == "f64") && s.arguments.is_none(),
-        None => false,
-    }
-}
-
-/// `minimum = 0` on an `f64` means `0.0`: an unsuffixed integer literal becomes a float
-/// literal, so the bound has the parameter's type instead of failing with "expected
-/// `f64`, found integer".
-fn as_float(expr: syn::Expr) -> syn::Expr {
-    match expr {
-        syn::Expr::Lit(syn::ExprLit { attrs, lit: syn::Lit::Int(i) }) if i.suffix().is_empty() => {
-            let lit = syn::LitFloat::new(&format!("{}.0", i.base10_digits()), i.span());
-            syn::Expr::Lit(syn::ExprLit { attrs, lit: syn::Lit::Float(lit) })
-        }
-        syn::Expr::Unary(mut u) if matches!(u.op, syn::UnOp::Neg(_)) => {
-            *u.expr = as_float(*u.expr);
-            syn::Expr::Unary(u)
-        }
-        other => other,
-    }
-}
-
-fn contains_borrow_or_impl(ty: &Type) -> Option<&'static str> {
-    struct Finder(Option<&'static str>);
-    impl Finder {
-        fn ty(&mut self, ty: &Type) {
-            match ty {
-                Type::Reference(_) => self.0 = self.0.or(Some("reference")),
-                Type::ImplTrait(_) => self.0 = self.0.or(Some("impl")),
-                Type::Path(p) => {
-                    for seg in &p.path.segments {
-                        if let PathArguments::AngleBracketed(a) = &seg.arguments {
-                            for arg in &a.args {
-                                match arg {
-                                    GenericArgument::Type(t) => self.ty(t),
-                                    GenericArgument::Lifetime(l) if l.ident != "static" => {
-                                        self.0 = self.0.or(Some("lifetime"))
-                                    }
-                                    _ => {}
-                                }
-                            }
-                        }
-                    }
-                }
-                Type::Array(a) => self.ty(&a.elem),
-                Type::Slice(s) => self.ty(&s.elem),
-                Type::Tuple(t) => t.elems.iter().for_each(|e| self.ty(e)),
-                Type::Paren(p) => self.ty(&p.elem),
-                Type::Group(g) => self.ty(&g.elem),
-                _ => {}
-            }
-        }
-    }
-    let mut f = Finder(None);
-    f.ty(ty);
-    f.0
-}
-
 /// The success type as the `Tool` impl can name it: every lifetime `'static` (the
 /// function's own lifetimes are not in scope there) and, in a method, `Self` replaced by
 /// the type of the `impl` block. Also says whether any lifetime had to be replaced: such
@@ -380,174 +257,6 @@ fn classify_output(ty: &Type, errors: &mut Errors, top: bool) -> OutputKind {
             _ => OutputKind::Json(ty.clone()),
         },
     }
-}
-
-/// The pattern is compiled here by the same `regex` crate that checks it at run time,
-/// so a pattern it would refuse there (bad syntax, or over its size limit) is an error
-/// at the pattern now.
-fn check_pattern(lit: &LitStr, errors: &mut Errors) {
-    match regex::Regex::new(&lit.value()) {
-        Ok(_) => {}
-        Err(regex::Error::CompiledTooBig(limit)) => errors.at(
-            lit,
-            format!("`pattern` is too large: compiled, it exceeds the regex crate's size limit ({limit} bytes); simplify the pattern"),
-        ),
-        Err(e) => {
-            let text = e.to_string();
-            let last = text.lines().last().unwrap_or("invalid").trim();
-            let reason = last.strip_prefix("error: ").unwrap_or(last);
-            errors.at(lit, format!("`pattern` is not a valid regular expression ({reason}): fix the pattern"));
-        }
-    }
-}
-
-fn int_value(expr: &syn::Expr) -> Option<f64> {
-    match expr {
-        syn::Expr::Lit(l) => match &l.lit {
-            syn::Lit::Int(i) => i.base10_parse::<f64>().ok(),
-            syn::Lit::Float(f) => f.base10_parse::<f64>().ok(),
-            _ => None,
-        },
-        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => int_value(&u.expr).map(|v| -v),
-        _ => None,
-    }
-}
-
-fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<Span>) -> Option<Param> {
-    let binding = match &*pat.pat {
-        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
-        other => {
-            errors.at(
-                other,
-                "tool parameters must be plain names (`location: String`): the name is the argument's name in the schema; destructure inside the body",
-            );
-            return None;
-        }
-    };
-    let ty = (*pat.ty).clone();
-    let cfgs = cfgs(&pat.attrs);
-    let injected: Vec<&Attribute> =
-        pat.attrs.iter().filter(|a| a.path().is_ident("context") || a.path().is_ident("state")).collect();
-    let is_context = injected.iter().any(|a| a.path().is_ident("context"));
-    let is_state = injected.iter().any(|a| a.path().is_ident("state"));
-    for a in &injected {
-        if !matches!(a.meta, syn::Meta::Path(_)) {
-            let name = a.path().to_token_stream();
-            errors.at(&a.meta, format!("`#[{name}]` takes no arguments: write `#[{name}]`"));
-        }
-    }
-    let arg_attr = pat.attrs.iter().find(|a| a.path().is_ident("arg"));
-    if is_context || is_state {
-        if is_context && is_state {
-            errors.at(
-                injected[1],
-                "a parameter is either `#[context]` (the call context) or `#[state]` (a shared value), not both: keep one",
-            );
-        }
-        if let Some(a) = arg_attr {
-            errors.at(
-                a,
-                "`#[arg(...)]` describes an argument the model supplies; an injected parameter takes none: remove it",
-            );
-        }
-        if is_context {
-            contexts.push(pat.pat.span());
-            if contexts.len() > 1 {
-                errors
-                    .at(&pat.pat, "a tool takes at most one `#[context]` parameter; remove this one and use the first");
-            }
-        }
-        let kind = if is_context { ParamKind::Context } else { ParamKind::State };
-        return Some(Param { binding, ty, kind, cfgs });
-    }
-    let options = match ArgOptions::parse(&pat.attrs) {
-        Ok(o) => o,
-        Err(e) => {
-            errors.extend(e);
-            ArgOptions::default()
-        }
-    };
-    match contains_borrow_or_impl(&ty) {
-        Some("impl") => errors.at(
-            &ty,
-            "tool parameters cannot be `impl Trait`: the schema is built for one concrete type; name the type",
-        ),
-        Some(_) => errors.at(
-            &ty,
-            "tool parameters must be owned types (`String`, not `&str`): arguments are parsed from the model's JSON and outlive no borrow; mark injected values `#[context]` or `#[state]`",
-        ),
-        None => {}
-    }
-    let optional = is_option(&ty);
-    let default = options.default.as_ref().map(|d| match &**d {
-        Override::Inherit => DefaultValue::Inherit,
-        Override::Explicit(e) => DefaultValue::Expr(e.0.clone()),
-    });
-    if let (true, Some(d)) = (optional, &options.default) {
-        errors.at_span(
-            d.span(),
-            "`default` has no effect on an `Option` parameter (a missing value is already `None`): remove `default`, or make the parameter non-optional",
-        );
-    }
-    if let Some(p) = &options.pattern {
-        check_pattern(p, errors);
-    }
-    if let (Some(min), Some(max)) = (&options.minimum, &options.maximum)
-        && let (Some(a), Some(b)) = (int_value(&min.0), int_value(&max.0))
-        && a > b
-    {
-        errors.at(&max.0, format!("`maximum` ({b}) is below `minimum` ({a}): no value could pass"));
-    }
-    if let (Some(min), Some(max)) = (&options.min_length, &options.max_length)
-        && let (Ok(a), Ok(b)) = (min.base10_parse::<usize>(), max.base10_parse::<usize>())
-        && a > b
-    {
-        errors.at(max, format!("`max_length` ({b}) is below `min_length` ({a}): no value could pass"));
-    }
-    for lit in [&options.min_length, &options.max_length].into_iter().flatten() {
-        if let Err(e) = lit.base10_parse::<usize>() {
-            errors.push(e);
-        }
-    }
-    let (wire, wire_span) = match &options.rename {
-        Some(r) => {
-            if r.value().is_empty() {
-                errors
-                    .at(r, "`rename` needs a non-empty name: write the name the model should use, or remove `rename`");
-            }
-            (r.value(), r.span())
-        }
-        None => (unraw(&binding), binding.span()),
-    };
-    let bound = |e: RawExpr| if is_float(&ty) { as_float(e.0) } else { e.0 };
-    let one_of = options.one_of.and_then(|list| match list.0 {
-        syn::Expr::Array(array) if !array.elems.is_empty() => {
-            Some(array.elems.into_iter().map(bound_expr(&ty)).collect())
-        }
-        other => {
-            errors.at(&other, "`one_of` takes a list of the values the number may take: `one_of = [1, 2, 7]`");
-            None
-        }
-    });
-    let arg = Arg {
-        wire,
-        wire_span,
-        docs: Docs::from_attrs(&pat.attrs),
-        default,
-        optional,
-        minimum: options.minimum.map(bound),
-        maximum: options.maximum.map(bound),
-        min_length: options.min_length,
-        max_length: options.max_length,
-        pattern: options.pattern,
-        one_of,
-    };
-    Some(Param { binding, ty, kind: ParamKind::Arg(Box::new(arg)), cfgs })
-}
-
-/// A listed value as the parameter's type takes it (`1` is `1.0` for a float).
-fn bound_expr(ty: &Type) -> impl Fn(syn::Expr) -> syn::Expr + '_ {
-    move |e| if is_float(ty) { as_float(e) } else { e }
 }
 
 /// Builds the model of one tool, or the list of everything wrong with it.

@@ -92,6 +92,12 @@ pub struct ArgOptions {
     pub pattern: Option<LitStr>,
     /// The values a number may take: `one_of = [1, 2, 7, 13]`.
     pub one_of: Option<RawExpr>,
+    /// The JSON Schema `format` of a string: `format = "date-time"`.
+    pub format: Option<LitStr>,
+    /// The values each item of a list may take: `items_one_of = ["news", "sports"]`.
+    pub items_one_of: Option<RawExpr>,
+    /// The function giving the parameter's whole schema: `schema_with = my_schema`.
+    pub schema_with: Option<Path>,
 }
 
 /// Each option of `#[arg(...)]` and how it is written, for error messages.
@@ -104,6 +110,9 @@ const ARG_KEYS: &[(&str, &str)] = &[
     ("max_length", "max_length = 200"),
     ("pattern", "pattern = \"^[a-z]+$\""),
     ("one_of", "one_of = [1, 2, 7]"),
+    ("format", "format = \"date-time\""),
+    ("items_one_of", "items_one_of = [\"news\", \"sports\"]"),
+    ("schema_with", "schema_with = path::to::function"),
 ];
 
 impl ArgOptions {

@@ -1,5 +1,5 @@
-//! `#[arg(minimum, maximum, min_length, max_length, pattern)]`: the checks and their
-//! schema keywords.
+//! `#[arg(minimum, maximum, one_of, min_length, max_length, pattern, items_one_of)]`: the
+//! checks and their schema keywords (`format` is in `formats.rs`).
 
 #![allow(missing_docs)]
 
@@ -73,9 +73,9 @@ impl<T: HasLength> HasLength for Option<T> {
 }
 
 #[diagnostic::on_unimplemented(
-    message = "`pattern` applies to strings, not to `{Self}`",
+    message = "`pattern` and `format` apply to strings, not to `{Self}`",
     label = "not a string",
-    note = "`pattern` is a regular expression the string must match"
+    note = "`pattern` is a regular expression the string must match; `format` names what the string holds (`date-time`, `email`, ...)"
 )]
 pub trait Text {
     fn text(&self) -> Option<&str>;
@@ -158,6 +158,113 @@ where
             Err(Violation { field, rule: format!("must be one of {} (got {v})", listed.join(", ")) })
         }
         _ => Ok(()),
+    }
+}
+
+/// A list whose items `items_one_of` checks.
+#[diagnostic::on_unimplemented(
+    message = "`items_one_of` applies to lists, not to `{Self}`",
+    label = "not a list",
+    note = "`items_one_of` lists the values each item of a `Vec`, an array or a set may take; for a number, use `one_of`"
+)]
+pub trait Items {
+    type Item;
+    /// Whether the items keep the order they were sent in (a set's do not, so a message
+    /// names no index).
+    const ORDERED: bool;
+    fn items(&self) -> impl Iterator<Item = &Self::Item>;
+}
+
+macro_rules! items {
+    ($ordered:literal, $($t:ty => [$($g:tt)*]),*) => {$(
+        impl<$($g)*> Items for $t {
+            type Item = T;
+            const ORDERED: bool = $ordered;
+            #[inline]
+            fn items(&self) -> impl Iterator<Item = &T> {
+                self.iter()
+            }
+        }
+    )*};
+}
+items!(true, Vec<T> => [T], std::collections::VecDeque<T> => [T], Box<[T]> => [T], [T; N] => [T, const N: usize]);
+items!(false, std::collections::BTreeSet<T> => [T], std::collections::HashSet<T, S> => [T, S]);
+
+impl<L: Items> Items for Option<L> {
+    type Item = L::Item;
+    const ORDERED: bool = L::ORDERED;
+    #[inline]
+    fn items(&self) -> impl Iterator<Item = &L::Item> {
+        self.iter().flat_map(Items::items)
+    }
+}
+
+/// An item `items_one_of` can compare with its listed values: a string or a number.
+#[diagnostic::on_unimplemented(
+    message = "`items_one_of` applies to lists of strings or numbers, not of `{Self}`",
+    label = "items are not strings or numbers",
+    note = "the values of an enum are already listed in its schema: derive `JsonSchema` and `Deserialize` on it and take a list of it"
+)]
+pub trait Choice {
+    /// The type of a listed value (`&'static str` for a string).
+    type Allowed;
+    fn is(&self, allowed: &Self::Allowed) -> bool;
+    /// A listed value as the model reads it (a string in JSON quotes).
+    fn show(allowed: &Self::Allowed) -> String;
+    /// The item, likewise.
+    fn shown(&self) -> String;
+}
+
+impl Choice for String {
+    type Allowed = &'static str;
+    #[inline]
+    fn is(&self, allowed: &&'static str) -> bool {
+        self == allowed
+    }
+    fn show(allowed: &&'static str) -> String {
+        serde_json::Value::from(*allowed).to_string()
+    }
+    fn shown(&self) -> String {
+        serde_json::Value::from(self.as_str()).to_string()
+    }
+}
+
+macro_rules! choice {
+    ($($t:ty),*) => {$(
+        impl Choice for $t {
+            type Allowed = $t;
+            #[inline]
+            fn is(&self, allowed: &$t) -> bool {
+                self == allowed
+            }
+            fn show(allowed: &$t) -> String {
+                allowed.to_string()
+            }
+            fn shown(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+choice!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
+
+/// `items_one_of`: every item of the list is one of `allowed`. The first that is not is
+/// named by its place (`tags[2]`), with the values allowed. The item type is inferred
+/// through `Items<Item = I>` (not the projection), so a parameter that is not a list is
+/// reported once.
+pub fn check_items_one_of<L, I, B>(field: &'static str, value: &L, allowed: &[B]) -> Result<(), Violation>
+where
+    L: Items<Item = I>,
+    I: Choice<Allowed = B>,
+{
+    match value.items().enumerate().find(|(_, item)| !allowed.iter().any(|a| item.is(a))) {
+        Some((i, item)) => {
+            let listed: Vec<String> = allowed.iter().map(I::show).collect();
+            let at = if L::ORDERED { format!(" at `{field}[{i}]`") } else { String::new() };
+            let rule = format!("must hold only {} (got {}{at})", listed.join(", "), item.shown());
+            Err(Violation { field, rule })
+        }
+        None => Ok(()),
     }
 }
 

@@ -179,7 +179,10 @@ impl<T: ?Sized> SharedValue for std::sync::Arc<T> {
     }
 }
 
+/// The value's `Arc`, with its target inferred through `SharedValue<Target = T>` rather
+/// than the projection `S::Target`, which fails a second time (at the whole `toolbox!`)
+/// when `S` is not an `Arc`.
 #[inline]
-pub fn shared<S: SharedValue + ?Sized>(value: &S) -> std::sync::Arc<S::Target> {
+pub fn shared<S: SharedValue<Target = T> + ?Sized, T: ?Sized>(value: &S) -> std::sync::Arc<T> {
     value.share()
 }

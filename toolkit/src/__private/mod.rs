@@ -10,6 +10,7 @@
 #![allow(missing_docs)]
 
 mod constraints;
+mod formats;
 mod hooks;
 mod lists;
 mod outputs;
@@ -17,6 +18,7 @@ mod params;
 mod placeholders;
 
 pub use constraints::*;
+pub use formats::*;
 pub use hooks::*;
 pub use lists::*;
 pub use outputs::*;
@@ -51,7 +53,7 @@ pub use crate::hook::{
     AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, ErrorCall, ErrorHook, Hook, HookError, HookStep, Hooks,
     IntoHookResult, OnFailure, Recovery,
 };
-pub use crate::schema::builder::{ArgsSchema, ParamSchema, Presence};
+pub use crate::schema::builder::{ArgsSchema, ParamSchema, Presence, SchemaWith};
 pub use crate::spec::{Annotations, ToolSpec};
 pub use crate::tool::{Tool, Validate};
 pub use crate::toolbox::{ToolEntry, Toolbox};

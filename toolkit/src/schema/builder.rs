@@ -2,7 +2,7 @@
 //! (once per tool). Called by the code `#[tool]` generates.
 
 use schemars::generate::SchemaSettings;
-use schemars::{JsonSchema, SchemaGenerator};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value};
 
 /// A type that can be a tool parameter's schema (any `JsonSchema`); its own trait so a
@@ -14,6 +14,31 @@ use serde_json::{Map, Value};
 )]
 pub trait ParamSchema: JsonSchema {}
 impl<T: JsonSchema + ?Sized> ParamSchema for T {}
+
+/// The function `#[arg(schema_with = f)]` names: it gives the parameter's whole schema.
+/// Either `fn(&mut SchemaGenerator) -> Schema`, the signature of
+/// `#[schemars(schema_with = ...)]` (the generator describes other types, into the tool's
+/// `$defs`), or `fn() -> Schema`. `Form` tells the two apart (and, with two impls, a
+/// function of neither is reported with this trait's message).
+#[diagnostic::on_unimplemented(
+    message = "`schema_with` takes a function `fn(&mut schemars::SchemaGenerator) -> schemars::Schema` or `fn() -> schemars::Schema`; `{Self}` is neither",
+    label = "not `fn(&mut SchemaGenerator) -> Schema`",
+    note = "the function returns the parameter's whole schema, as for `#[schemars(schema_with = ...)]`: `fn my_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {{ schemars::json_schema!({{\"type\": \"string\"}}) }}`"
+)]
+pub trait SchemaWith<Form> {
+    /// The schema.
+    fn schema(self, generator: &mut SchemaGenerator) -> Schema;
+}
+impl<F: FnOnce(&mut SchemaGenerator) -> Schema> SchemaWith<(SchemaGenerator,)> for F {
+    fn schema(self, generator: &mut SchemaGenerator) -> Schema {
+        self(generator)
+    }
+}
+impl<F: FnOnce() -> Schema> SchemaWith<()> for F {
+    fn schema(self, _: &mut SchemaGenerator) -> Schema {
+        self()
+    }
+}
 
 /// Whether a parameter must be sent.
 #[doc(hidden)]
@@ -52,7 +77,8 @@ impl ArgsSchema {
         ArgsSchema { generator: settings().into_generator(), properties: Map::new(), required: Vec::new() }
     }
 
-    /// Adds one parameter. `constraints` are extra keywords (`minimum`, `pattern`, ...).
+    /// Adds one parameter. `constraints` are extra keywords (`minimum`, `pattern`, ...);
+    /// the keywords of an `items` object go into the parameter's own `items` schema.
     pub fn param<T: ParamSchema + ?Sized>(
         &mut self,
         name: &str,
@@ -60,21 +86,51 @@ impl ArgsSchema {
         presence: Presence,
         constraints: Vec<(&str, Value)>,
     ) -> &mut Self {
-        let mut schema = self.generator.subschema_for::<T>().to_value();
+        let schema = self.generator.subschema_for::<T>().to_value();
+        self.add(name, schema, description, presence, constraints)
+    }
+
+    /// Adds one parameter whose schema a function gives (`#[arg(schema_with = f)]`): what
+    /// `f` returns, with the description and default added. Definitions `f` adds to the
+    /// generator (`generator.subschema_for::<T>()`) go into the tool's `$defs`.
+    pub fn param_with<Form>(
+        &mut self,
+        name: &str,
+        description: Option<&str>,
+        presence: Presence,
+        f: impl SchemaWith<Form>,
+    ) -> &mut Self {
+        let schema = f.schema(&mut self.generator).to_value();
+        self.add(name, schema, description, presence, Vec::new())
+    }
+
+    fn add(
+        &mut self,
+        name: &str,
+        mut schema: Value,
+        description: Option<&str>,
+        presence: Presence,
+        constraints: Vec<(&str, Value)>,
+    ) -> &mut Self {
         if let Value::Bool(true) = schema {
             schema = Value::Object(Map::new());
         }
         if let Value::Object(map) = &mut schema {
             // Keyword order as a reader expects it: what the value is (`type`, `$ref`,
             // `enum`), what it means, what it may be, what it defaults to.
-            for (k, _) in &constraints {
+            for (k, _) in constraints.iter().filter(|(k, _)| *k != "items") {
                 map.shift_remove(*k);
             }
             if let Some(d) = description.filter(|d| !d.is_empty()) {
                 map.insert("description".into(), Value::String(d.to_string()));
             }
             for (k, v) in constraints {
-                map.insert(k.to_string(), v);
+                match (k, v, map.get_mut("items")) {
+                    ("items", Value::Object(extra), Some(Value::Object(items))) => items.extend(extra),
+                    (k, v, _) => {
+                        map.insert(k.to_string(), v);
+                    }
+                }
             }
             if let Presence::Default(Some(v)) = &presence {
                 map.insert("default".into(), v.clone());
