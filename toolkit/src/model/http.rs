@@ -16,7 +16,7 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// How a client sends its key.
 #[derive(Clone, Copy, Debug)]
-#[cfg_attr(not(all(feature = "openai", feature = "anthropic")), allow(dead_code))]
+#[cfg_attr(not(all(feature = "openai", any(feature = "anthropic", feature = "gemini"))), allow(dead_code))]
 pub(crate) enum Auth {
     /// `Authorization: Bearer KEY` (OpenAI and compatible servers).
     Bearer,

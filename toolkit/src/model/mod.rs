@@ -5,7 +5,14 @@
 //!   and every test is deterministic.
 //! - `OpenAiCompatible` (feature `openai`) speaks the Chat Completions API: OpenAI,
 //!   DeepSeek, Ollama, vLLM, and any server that implements it.
+//! - `OpenAiResponses` (feature `openai`) speaks the OpenAI Responses API.
 //! - `Anthropic` (feature `anthropic`) speaks the Anthropic Messages API (Claude).
+//! - `Gemini` (feature `gemini`) speaks the Gemini API (`generateContent`).
+//!
+//! The HTTP clients share one transport: 429 and 5xx are retried with backoff,
+//! honouring `retry-after`; a missing key, a refused connection or a timeout fails at
+//! once with a message naming the variable or the URL; the key never appears in an
+//! error.
 //!
 //! The conversation is kept in the Chat Completions wire format ([`Message`]), the one
 //! format every provider of that API reads, so a transcript can be sent, stored and
@@ -32,18 +39,28 @@ use crate::{ToolCall, ToolResult, ToolSpec};
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "gemini")]
+mod gemini;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod http;
 #[cfg(feature = "openai")]
 mod openai;
+#[cfg(feature = "openai")]
+mod responses;
 mod scripted;
 
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use anthropic::{Anthropic, AnthropicBuilder};
+#[cfg(feature = "gemini")]
+#[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]
+pub use gemini::{Gemini, GeminiBuilder};
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::{OpenAiCompatible, OpenAiCompatibleBuilder};
+#[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
+pub use responses::{OpenAiResponses, OpenAiResponsesBuilder};
 pub use scripted::{RecordedRequest, ScriptedModel, Turn};
 
 /// A language model that can call tools.

@@ -1,0 +1,401 @@
+//! A client for the Gemini API (`generateContent`).
+//!
+//! | toolkit | Gemini |
+//! |---|---|
+//! | `Message::System` | `systemInstruction` (several are joined by a blank line) |
+//! | `Message::User` | a `user` content with a `text` part |
+//! | `Message::Assistant` | a `model` content: a `text` part, then one `functionCall` part per call (`args` is the arguments object) |
+//! | consecutive `Message::Tool` | one `user` content of `functionResponse` parts (`name` from the call it answers, `response: {"output": text}`) |
+//! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `functionCallingConfig.mode` `AUTO` / `NONE` / `ANY` / `ANY` with `allowedFunctionNames: [name]` |
+//! | tools | one `functionDeclarations` list of [`Target::Gemini`] exports (`parameters`, or `parametersJsonSchema` where the OpenAPI subset would cut the schema) |
+//!
+//! Gemini may leave out a call's `id`; the client then gives it one (`gemini-…`) for
+//! the loop to pair the result with, and leaves it out again when sending the history
+//! back. `finishReason` maps `STOP` to [`FinishReason::Stop`] (or `ToolCalls` when the
+//! reply has calls), `MAX_TOKENS` to `Length`, the safety reasons (`SAFETY`,
+//! `RECITATION`, `BLOCKLIST`, `PROHIBITED_CONTENT`, `SPII`) to `ContentFilter`, and any
+//! other to `Other` with its name; a prompt blocked before any candidate is
+//! `ContentFilter` with no text. Parallel calls cannot be switched off in Gemini's API:
+//! `parallel_tool_calls: false` is not sent.
+
+use std::fmt;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::http::{Auth, Defaults, Settings, Transport, head, unique};
+use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
+use crate::{Target, ToolCall};
+
+const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
+const DEFAULT_MODEL: &str = "gemini-2.5-flash";
+/// The prefix of ids this client makes up for calls Gemini sent without one.
+const MADE_UP_ID: &str = "gemini-";
+
+/// Gemini, through `POST {base}/models/{model}:generateContent`. Available with the
+/// feature `gemini`.
+///
+/// | setting | builder | environment | default |
+/// |---|---|---|---|
+/// | base URL | [`base_url`](GeminiBuilder::base_url) | `GEMINI_BASE_URL` | `https://generativelanguage.googleapis.com/v1beta` |
+/// | API key | [`api_key`](GeminiBuilder::api_key) | `GEMINI_API_KEY` | none: an error naming the variable |
+/// | model | [`model`](GeminiBuilder::model) | `TOOLKIT_MODEL` | `gemini-2.5-flash` |
+///
+/// The key is sent as `x-goog-api-key` (never in the URL); retries, timeouts and errors
+/// are those of every HTTP client here.
+///
+/// ```no_run
+/// use toolkit::model::Gemini;
+/// let gemini = Gemini::from_env()?; // GEMINI_API_KEY
+/// # Ok::<(), toolkit::model::ModelError>(())
+/// ```
+#[derive(Clone)]
+pub struct Gemini {
+    transport: Transport,
+}
+
+/// Builds a [`Gemini`] client.
+#[derive(Default)]
+pub struct GeminiBuilder {
+    settings: Settings,
+}
+
+impl Gemini {
+    /// A builder; unset fields come from the environment when built.
+    pub fn builder() -> GeminiBuilder {
+        GeminiBuilder::default()
+    }
+
+    /// A client configured from the environment (see the table above).
+    pub fn from_env() -> Result<Self, ModelError> {
+        Self::builder().build()
+    }
+
+    /// The model's name, as sent.
+    pub fn model(&self) -> &str {
+        &self.transport.model
+    }
+
+    /// The endpoint requests go to.
+    pub fn url(&self) -> &str {
+        &self.transport.url
+    }
+
+    async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
+        let body = body(&request);
+        let text = self.transport.post(&body).await?;
+        parse_reply(&text)
+    }
+}
+
+impl Model for Gemini {
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        Box::pin(self.send(request))
+    }
+
+    fn name(&self) -> &str {
+        &self.transport.model
+    }
+}
+
+impl fmt::Debug for Gemini {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Gemini")
+            .field("url", &self.transport.url)
+            .field("model", &self.transport.model)
+            .field("api_key", &"[redacted]")
+            .finish()
+    }
+}
+
+impl GeminiBuilder {
+    /// The API's base URL, up to the version (default: `GEMINI_BASE_URL`, else
+    /// `https://generativelanguage.googleapis.com/v1beta`).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.settings.base_url = Some(url.into());
+        self
+    }
+
+    /// The API key (default: from `GEMINI_API_KEY`).
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.settings.api_key = Some(key.into());
+        self
+    }
+
+    /// Reads the key from this environment variable instead of `GEMINI_API_KEY`.
+    pub fn key_variable(mut self, variable: &'static str) -> Self {
+        self.settings.key_variable = Some(variable);
+        self
+    }
+
+    /// The model (default: `TOOLKIT_MODEL`, else `gemini-2.5-flash`).
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.settings.model = Some(model.into());
+        self
+    }
+
+    /// How long one request may take, response body included (default 60 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.settings.timeout = Some(timeout);
+        self
+    }
+
+    /// How many times a 429 or 5xx is retried (default 3).
+    pub fn max_retries(mut self, retries: u32) -> Self {
+        self.settings.max_retries = Some(retries);
+        self
+    }
+
+    /// The first retry's backoff (default 500 ms) and the most any backoff may be
+    /// (default 20 s); each retry doubles it, with jitter.
+    pub fn backoff(mut self, first: Duration, max: Duration) -> Self {
+        self.settings.backoff = Some(first);
+        self.settings.max_backoff = Some(max);
+        self
+    }
+
+    /// The client, or [`ModelError::MissingKey`] naming the variable to set.
+    pub fn build(self) -> Result<Gemini, ModelError> {
+        let model = self
+            .settings
+            .model
+            .clone()
+            .or_else(|| std::env::var("TOOLKIT_MODEL").ok().filter(|m| !m.trim().is_empty()))
+            .unwrap_or_else(|| DEFAULT_MODEL.to_string());
+        let defaults = Defaults {
+            key_variable: "GEMINI_API_KEY",
+            base_variable: "GEMINI_BASE_URL",
+            base_url: DEFAULT_BASE_URL,
+            model: DEFAULT_MODEL,
+            auth: Auth::Header("x-goog-api-key"),
+        };
+        let settings = Settings { model: Some(model.clone()), ..self.settings };
+        Ok(Gemini { transport: settings.build(defaults, &format!("/models/{model}:generateContent"))? })
+    }
+}
+
+/// The request body.
+fn body(request: &ModelRequest<'_>) -> Value {
+    let mut body = Map::new();
+    let (system, contents) = contents(request.messages);
+    if !system.is_empty() {
+        body.insert("systemInstruction".into(), json!({"parts": [{"text": system}]}));
+    }
+    body.insert("contents".into(), Value::Array(contents));
+    if !request.tools.is_empty() {
+        let declarations: Vec<Value> = request.tools.iter().map(|spec| spec.export(Target::Gemini)).collect();
+        body.insert("tools".into(), json!([{"functionDeclarations": declarations}]));
+        let config = match request.tool_choice {
+            ToolChoice::Auto => json!({"mode": "AUTO"}),
+            ToolChoice::None => json!({"mode": "NONE"}),
+            ToolChoice::Required => json!({"mode": "ANY"}),
+            ToolChoice::Tool(name) => json!({"mode": "ANY", "allowedFunctionNames": [name]}),
+        };
+        body.insert("toolConfig".into(), json!({"functionCallingConfig": config}));
+    }
+    Value::Object(body)
+}
+
+/// The system text, and the conversation as Gemini contents (same-role neighbours
+/// merged into one content of several parts).
+fn contents(conversation: &[Message]) -> (String, Vec<Value>) {
+    let mut system = Vec::new();
+    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut names: Vec<(&str, &str)> = Vec::new();
+    let mut push = |role: &'static str, parts: Vec<Value>| match out.last_mut() {
+        Some((last, existing)) if *last == role => existing.extend(parts),
+        _ => out.push((role, parts)),
+    };
+    for message in conversation {
+        match message {
+            Message::System { content } => system.push(content.as_str()),
+            Message::User { content } => push("user", vec![json!({"text": content})]),
+            Message::Assistant(assistant) => {
+                let mut parts = Vec::new();
+                if let Some(text) = assistant.content.as_deref().filter(|t| !t.is_empty()) {
+                    parts.push(json!({"text": text}));
+                }
+                for call in &assistant.tool_calls {
+                    names.push((call.id.as_str(), call.name.as_str()));
+                    let args = serde_json::from_str::<Value>(&call.arguments)
+                        .ok()
+                        .filter(Value::is_object)
+                        .unwrap_or_else(|| json!({}));
+                    let mut function_call = json!({"name": call.name, "args": args});
+                    if !call.id.starts_with(MADE_UP_ID) {
+                        function_call["id"] = Value::from(call.id.as_str());
+                    }
+                    parts.push(json!({"functionCall": function_call}));
+                }
+                if parts.is_empty() {
+                    parts.push(json!({"text": assistant.refusal.as_deref().unwrap_or("")}));
+                }
+                push("model", parts);
+            }
+            Message::Tool { tool_call_id, content } => {
+                let name = names.iter().rev().find(|(id, _)| id == tool_call_id).map_or("", |(_, name)| *name);
+                let mut response = json!({"name": name, "response": {"output": content}});
+                if !tool_call_id.starts_with(MADE_UP_ID) {
+                    response["id"] = Value::from(tool_call_id.as_str());
+                }
+                push("user", vec![json!({"functionResponse": response})]);
+            }
+        }
+    }
+    let contents = out.into_iter().map(|(role, parts)| json!({"role": role, "parts": parts})).collect();
+    (system.join("\n\n"), contents)
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Reply {
+    #[serde(default)]
+    candidates: Vec<Candidate>,
+    #[serde(default)]
+    prompt_feedback: Option<Value>,
+    #[serde(default)]
+    usage_metadata: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Candidate {
+    #[serde(default)]
+    content: Option<Content>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Content {
+    #[serde(default)]
+    parts: Vec<Part>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Part {
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    thought: Option<bool>,
+    #[serde(default)]
+    function_call: Option<FunctionCall>,
+}
+
+#[derive(Deserialize)]
+struct FunctionCall {
+    #[serde(default)]
+    id: Option<String>,
+    name: String,
+    #[serde(default)]
+    args: Value,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireUsage {
+    #[serde(default)]
+    prompt_token_count: u64,
+    #[serde(default)]
+    candidates_token_count: u64,
+    #[serde(default)]
+    thoughts_token_count: u64,
+}
+
+/// Parses a `generateContent` reply.
+fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
+    let reply: Reply = serde_json::from_str(text).map_err(|e| ModelError::MalformedResponse {
+        message: format!("{e}; the response began: {}", head(text, 200)),
+    })?;
+    let usage = reply.usage_metadata.map_or_else(Usage::default, |u| {
+        Usage::new(u.prompt_token_count, u.candidates_token_count + u.thoughts_token_count)
+    });
+    let Some(candidate) = reply.candidates.into_iter().next() else {
+        if reply.prompt_feedback.as_ref().is_some_and(|f| f.get("blockReason").is_some()) {
+            let message = AssistantMessage::default();
+            return Ok(ModelReply { message, finish_reason: FinishReason::ContentFilter, usage });
+        }
+        return Err(ModelError::MalformedResponse { message: "the reply has no candidates".into() });
+    };
+    let mut content = String::new();
+    let mut tool_calls = Vec::new();
+    for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
+        if let Some(call) = part.function_call {
+            let id = call.id.filter(|id| !id.is_empty()).unwrap_or_else(|| format!("{MADE_UP_ID}{}", unique()));
+            let arguments = if call.args.is_null() { "{}".to_string() } else { call.args.to_string() };
+            tool_calls.push(ToolCall::new(id, call.name, arguments));
+        } else if let Some(text) = part.text.filter(|_| part.thought != Some(true)) {
+            content.push_str(&text);
+        }
+    }
+    let finish_reason = match candidate.finish_reason.as_deref() {
+        _ if !tool_calls.is_empty() => FinishReason::ToolCalls,
+        None | Some("STOP" | "FINISH_REASON_UNSPECIFIED") => FinishReason::Stop,
+        Some("MAX_TOKENS") => FinishReason::Length,
+        Some("SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY") => {
+            FinishReason::ContentFilter
+        }
+        Some(other) => {
+            tracing::warn!(finish_reason = %other, "the model stopped for a reason this client does not know; the reply is kept");
+            FinishReason::Other(other.to_string())
+        }
+    };
+    let message = AssistantMessage { content: (!content.is_empty()).then_some(content), tool_calls, refusal: None };
+    Ok(ModelReply { message, finish_reason, usage })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_carry_the_name_of_their_call_and_made_up_ids_stay_home() {
+        let conversation = [
+            Message::system("Be brief."),
+            Message::user("Add and multiply."),
+            Message::Assistant(AssistantMessage::calls(vec![
+                ToolCall::new("gemini-7", "add", r#"{"a":1}"#),
+                ToolCall::new("fc_2", "mul", r#"{"a":2}"#),
+            ])),
+            Message::Tool { tool_call_id: "gemini-7".into(), content: "2".into() },
+            Message::Tool { tool_call_id: "fc_2".into(), content: "4".into() },
+        ];
+        let (system, contents) = contents(&conversation);
+        assert_eq!(system, "Be brief.");
+        assert_eq!(contents.len(), 3);
+        assert_eq!(contents[1]["role"], "model");
+        assert_eq!(contents[1]["parts"][0], json!({"functionCall": {"name": "add", "args": {"a": 1}}}));
+        assert_eq!(contents[1]["parts"][1]["functionCall"]["id"], "fc_2");
+        assert_eq!(
+            contents[2],
+            json!({"role": "user", "parts": [
+                {"functionResponse": {"name": "add", "response": {"output": "2"}}},
+                {"functionResponse": {"name": "mul", "response": {"output": "4"}, "id": "fc_2"}}
+            ]})
+        );
+    }
+
+    #[test]
+    fn replies_map_parts_reasons_and_blocked_prompts() {
+        let reply = parse_reply(
+            r#"{"candidates":[{"content":{"role":"model","parts":[
+                {"text":"thinking...","thought":true},{"text":"Sure."},
+                {"functionCall":{"name":"add","args":{"a":1}}}]},"finishReason":"STOP"}],
+              "usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":4,"totalTokenCount":13}}"#,
+        )
+        .unwrap();
+        assert_eq!(reply.message.content.as_deref(), Some("Sure."));
+        assert_eq!(reply.message.tool_calls[0].name, "add");
+        assert!(reply.message.tool_calls[0].id.starts_with(MADE_UP_ID));
+        assert_eq!(reply.finish_reason, FinishReason::ToolCalls);
+        assert_eq!(reply.usage, Usage::new(9, 4));
+        let cut = parse_reply(r#"{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"MAX_TOKENS"}]}"#);
+        assert_eq!(cut.unwrap().finish_reason, FinishReason::Length);
+        let blocked = parse_reply(r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#).unwrap();
+        assert_eq!(blocked.finish_reason, FinishReason::ContentFilter);
+        assert!(parse_reply(r#"{"candidates":[]}"#).is_err());
+    }
+}

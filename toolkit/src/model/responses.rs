@@ -1,0 +1,381 @@
+//! A client for the OpenAI Responses API.
+//!
+//! | toolkit | Responses API |
+//! |---|---|
+//! | `Message::System` | `instructions` (several are joined by a blank line) |
+//! | `Message::User` | an input message `{"role": "user", "content": ...}` |
+//! | `Message::Assistant` | an assistant message for its text, then one `function_call` item per call |
+//! | `Message::Tool` | a `function_call_output` item (`call_id`, `output`) |
+//! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `tool_choice` `auto` / `none` / `required` / `{"type": "function", "name"}` |
+//! | tools | [`Target::OpenAiResponses`] exports (`strict` per tool, or for all when the request asks) |
+//!
+//! Requests are sent with `store: false`: the conversation is toolkit's, sent whole each
+//! turn, and nothing is kept on the provider's side. The reply's `output` items become
+//! the message: `output_text` parts its text, `refusal` parts its refusal,
+//! `function_call` items its calls (by `call_id`); `reasoning` and other items are
+//! skipped. `status: "incomplete"` maps `max_output_tokens` to
+//! [`FinishReason::Length`] and `content_filter` to [`FinishReason::ContentFilter`].
+
+use std::fmt;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::http::{Auth, Defaults, Settings, Transport, head, unique};
+use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
+use crate::{Target, ToolCall};
+
+const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+const DEFAULT_MODEL: &str = "gpt-4o-mini";
+
+/// A model behind the OpenAI Responses API (`POST {base}/responses`). Available with
+/// the feature `openai`; configured like [`OpenAiCompatible`](super::OpenAiCompatible)
+/// (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `TOOLKIT_MODEL`), with the same retries and
+/// errors.
+///
+/// ```no_run
+/// use toolkit::model::OpenAiResponses;
+/// let model = OpenAiResponses::from_env()?;
+/// # Ok::<(), toolkit::model::ModelError>(())
+/// ```
+#[derive(Clone)]
+pub struct OpenAiResponses {
+    transport: Transport,
+}
+
+/// Builds an [`OpenAiResponses`] client.
+#[derive(Default)]
+pub struct OpenAiResponsesBuilder {
+    settings: Settings,
+}
+
+impl OpenAiResponses {
+    /// A builder; unset fields come from the environment when built.
+    pub fn builder() -> OpenAiResponsesBuilder {
+        OpenAiResponsesBuilder::default()
+    }
+
+    /// A client configured from the environment.
+    pub fn from_env() -> Result<Self, ModelError> {
+        Self::builder().build()
+    }
+
+    /// The model's name, as sent.
+    pub fn model(&self) -> &str {
+        &self.transport.model
+    }
+
+    /// The endpoint requests go to (`{base}/responses`).
+    pub fn url(&self) -> &str {
+        &self.transport.url
+    }
+
+    async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
+        let body = body(&self.transport.model, &request);
+        let text = self.transport.post(&body).await?;
+        parse_reply(&text)
+    }
+}
+
+impl Model for OpenAiResponses {
+    fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        Box::pin(self.send(request))
+    }
+
+    fn name(&self) -> &str {
+        &self.transport.model
+    }
+}
+
+impl fmt::Debug for OpenAiResponses {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiResponses")
+            .field("url", &self.transport.url)
+            .field("model", &self.transport.model)
+            .field("api_key", &"[redacted]")
+            .finish()
+    }
+}
+
+impl OpenAiResponsesBuilder {
+    /// The API's base URL (default: `OPENAI_BASE_URL`, else OpenAI's).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.settings.base_url = Some(url.into());
+        self
+    }
+
+    /// The API key (default: from `OPENAI_API_KEY`).
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.settings.api_key = Some(key.into());
+        self
+    }
+
+    /// Reads the key from this environment variable instead of `OPENAI_API_KEY`.
+    pub fn key_variable(mut self, variable: &'static str) -> Self {
+        self.settings.key_variable = Some(variable);
+        self
+    }
+
+    /// The model (default: `TOOLKIT_MODEL`, else `gpt-4o-mini`).
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.settings.model = Some(model.into());
+        self
+    }
+
+    /// How long one request may take, response body included (default 60 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.settings.timeout = Some(timeout);
+        self
+    }
+
+    /// How many times a 429 or 5xx is retried (default 3).
+    pub fn max_retries(mut self, retries: u32) -> Self {
+        self.settings.max_retries = Some(retries);
+        self
+    }
+
+    /// The first retry's backoff (default 500 ms) and the most any backoff may be
+    /// (default 20 s); each retry doubles it, with jitter.
+    pub fn backoff(mut self, first: Duration, max: Duration) -> Self {
+        self.settings.backoff = Some(first);
+        self.settings.max_backoff = Some(max);
+        self
+    }
+
+    /// The client, or [`ModelError::MissingKey`] naming the variable to set.
+    pub fn build(self) -> Result<OpenAiResponses, ModelError> {
+        let defaults = Defaults {
+            key_variable: "OPENAI_API_KEY",
+            base_variable: "OPENAI_BASE_URL",
+            base_url: DEFAULT_BASE_URL,
+            model: DEFAULT_MODEL,
+            auth: Auth::Bearer,
+        };
+        Ok(OpenAiResponses { transport: self.settings.build(defaults, "/responses")? })
+    }
+}
+
+/// The request body.
+fn body(model: &str, request: &ModelRequest<'_>) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), Value::from(model));
+    let mut instructions = Vec::new();
+    let mut input = Vec::new();
+    for message in request.messages {
+        match message {
+            Message::System { content } => instructions.push(content.as_str()),
+            Message::User { content } => input.push(json!({"role": "user", "content": content})),
+            Message::Assistant(assistant) => {
+                if let Some(text) = assistant.content.as_deref().filter(|t| !t.is_empty()) {
+                    input.push(json!({"role": "assistant", "content": text}));
+                }
+                for call in &assistant.tool_calls {
+                    input.push(json!({
+                        "type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments
+                    }));
+                }
+            }
+            Message::Tool { tool_call_id, content } => {
+                input.push(json!({"type": "function_call_output", "call_id": tool_call_id, "output": content}));
+            }
+        }
+    }
+    if !instructions.is_empty() {
+        body.insert("instructions".into(), Value::String(instructions.join("\n\n")));
+    }
+    body.insert("input".into(), Value::Array(input));
+    if !request.tools.is_empty() {
+        let tools = request
+            .tools
+            .iter()
+            .map(|spec| {
+                if request.strict {
+                    let mut strict = (*spec).clone();
+                    strict.strict = true;
+                    strict.export(Target::OpenAiResponses)
+                } else {
+                    spec.export(Target::OpenAiResponses)
+                }
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+        let choice = match request.tool_choice {
+            ToolChoice::Auto => json!("auto"),
+            ToolChoice::None => json!("none"),
+            ToolChoice::Required => json!("required"),
+            ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
+        };
+        body.insert("tool_choice".into(), choice);
+        body.insert("parallel_tool_calls".into(), Value::Bool(request.parallel_tool_calls));
+    }
+    body.insert("store".into(), Value::Bool(false));
+    Value::Object(body)
+}
+
+#[derive(Deserialize)]
+struct Reply {
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    incomplete_details: Option<Incomplete>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    output: Vec<Item>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+struct Incomplete {
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Item {
+    Message {
+        #[serde(default)]
+        content: Vec<Part>,
+    },
+    FunctionCall {
+        #[serde(default)]
+        call_id: Option<String>,
+        #[serde(default)]
+        id: Option<String>,
+        name: String,
+        #[serde(default)]
+        arguments: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part {
+    OutputText {
+        text: String,
+    },
+    Refusal {
+        refusal: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+}
+
+/// Parses a Responses-API reply.
+fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
+    let reply: Reply = serde_json::from_str(text).map_err(|e| ModelError::MalformedResponse {
+        message: format!("{e}; the response began: {}", head(text, 200)),
+    })?;
+    if reply.status.as_deref() == Some("failed") {
+        let message = reply
+            .error
+            .as_ref()
+            .and_then(|e| e.get("message"))
+            .and_then(Value::as_str)
+            .unwrap_or("no reason given")
+            .to_string();
+        return Err(ModelError::MalformedResponse { message: format!("the response failed: {message}") });
+    }
+    let mut content = String::new();
+    let mut refusal = None;
+    let mut tool_calls = Vec::new();
+    for item in reply.output {
+        match item {
+            Item::Message { content: parts } => {
+                for part in parts {
+                    match part {
+                        Part::OutputText { text } => content.push_str(&text),
+                        Part::Refusal { refusal: text } => refusal = Some(text),
+                        Part::Other => {}
+                    }
+                }
+            }
+            Item::FunctionCall { call_id, id, name, arguments } => {
+                let id = call_id.or(id).filter(|id| !id.is_empty()).unwrap_or_else(|| format!("call_{}", unique()));
+                tool_calls.push(ToolCall::new(id, name, arguments));
+            }
+            Item::Other => {}
+        }
+    }
+    let incomplete = reply.incomplete_details.and_then(|d| d.reason);
+    let finish_reason = match (reply.status.as_deref(), incomplete.as_deref()) {
+        _ if !tool_calls.is_empty() => FinishReason::ToolCalls,
+        (Some("incomplete"), Some("max_output_tokens")) => FinishReason::Length,
+        (Some("incomplete"), Some("content_filter")) => FinishReason::ContentFilter,
+        (Some("incomplete"), Some(other)) => FinishReason::Other(other.to_string()),
+        _ => FinishReason::Stop,
+    };
+    let usage = reply.usage.map_or_else(Usage::default, |u| Usage::new(u.input_tokens, u.output_tokens));
+    let message = AssistantMessage { content: (!content.is_empty()).then_some(content), tool_calls, refusal };
+    Ok(ModelReply { message, finish_reason, usage })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversations_become_input_items() {
+        let conversation = [
+            Message::system("Be brief."),
+            Message::user("Add."),
+            Message::Assistant(AssistantMessage::calls(vec![ToolCall::new("c1", "add", r#"{"a":1}"#)])),
+            Message::Tool { tool_call_id: "c1".into(), content: "2".into() },
+        ];
+        let body = body("m", &ModelRequest::new(&conversation, &[]));
+        assert_eq!(body["instructions"], "Be brief.");
+        assert_eq!(
+            body["input"],
+            json!([
+                {"role": "user", "content": "Add."},
+                {"type": "function_call", "call_id": "c1", "name": "add", "arguments": "{\"a\":1}"},
+                {"type": "function_call_output", "call_id": "c1", "output": "2"}
+            ])
+        );
+        assert_eq!(body["store"], false);
+        assert!(body.get("tools").is_none() && body.get("tool_choice").is_none());
+    }
+
+    #[test]
+    fn replies_map_items_and_incomplete_reasons() {
+        let reply = parse_reply(
+            r#"{"id":"resp_1","object":"response","status":"completed","output":[
+                {"type":"reasoning","id":"rs_1","summary":[]},
+                {"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"Sure.","annotations":[]}]},
+                {"type":"function_call","id":"fc_1","call_id":"call_1","name":"add","arguments":"{\"a\":1}","status":"completed"}],
+              "usage":{"input_tokens":9,"output_tokens":4,"total_tokens":13}}"#,
+        )
+        .unwrap();
+        assert_eq!(reply.message.content.as_deref(), Some("Sure."));
+        assert_eq!(reply.message.tool_calls, [ToolCall::new("call_1", "add", r#"{"a":1}"#)]);
+        assert_eq!(reply.finish_reason, FinishReason::ToolCalls);
+        assert_eq!(reply.usage, Usage::new(9, 4));
+        let cut = parse_reply(
+            r#"{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[
+                {"type":"message","content":[{"type":"output_text","text":"Part"}]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(cut.finish_reason, FinishReason::Length);
+        let refused = parse_reply(
+            r#"{"status":"completed","output":[{"type":"message","content":[{"type":"refusal","refusal":"No."}]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(refused.message.refusal.as_deref(), Some("No."));
+        let failed = parse_reply(r#"{"status":"failed","error":{"code":"server_error","message":"boom"},"output":[]}"#);
+        assert!(failed.unwrap_err().to_string().contains("boom"));
+    }
+}
