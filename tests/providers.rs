@@ -1,0 +1,285 @@
+//! One scenario suite, four clients: `OpenAiCompatible` (Chat Completions),
+//! `OpenAiResponses`, `Anthropic` and `Gemini`, each against a local server speaking its
+//! provider's wire format (the shapes of each API reference), all through the same
+//! `Agent` and the same tools. A text answer, a single tool call, parallel tool calls,
+//! and a rate-limit retry.
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::provider::{Canned, Provider, ok, status};
+use toolkit::agent::Agent;
+use toolkit::model::{Anthropic, Gemini, Model, OpenAiCompatible, OpenAiResponses};
+use toolkit::prelude::*;
+
+/// Add two integers.
+#[tool]
+fn add(
+    /// The first.
+    a: i64,
+    /// The second.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// The local time in a city.
+#[tool]
+fn city_time(
+    /// The city.
+    city: String,
+) -> String {
+    format!("12:00 in {city}")
+}
+
+/// A provider's wire format, as far as the scenarios need it.
+trait Dialect {
+    /// The path the client posts to.
+    const PATH: &'static str;
+    /// The header that carries the key, and its value.
+    const AUTH: (&'static str, &'static str);
+    /// A reply with text only.
+    fn text(text: &str) -> Value;
+    /// A reply with these calls: `(id, name, arguments)`.
+    fn calls(calls: &[(&str, &str, Value)]) -> Value;
+    /// The client, pointed at `base`.
+    fn model(base: &str) -> Arc<dyn Model>;
+    /// The tool results a request carries back: `(call id, content)`, in order.
+    fn results(body: &Value) -> Vec<(String, String)>;
+    /// The body of a 429.
+    fn rate_limited() -> Value {
+        json!({"error": {"message": "Rate limit reached", "type": "rate_limit_error"}})
+    }
+}
+
+fn backoff() -> (Duration, Duration) {
+    (Duration::from_millis(5), Duration::from_millis(20))
+}
+
+struct Chat;
+impl Dialect for Chat {
+    const PATH: &'static str = "/v1/chat/completions";
+    const AUTH: (&'static str, &'static str) = ("authorization", "Bearer sk-test");
+    fn text(text: &str) -> Value {
+        json!({"id": "chatcmpl-1", "object": "chat.completion", "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}})
+    }
+    fn calls(calls: &[(&str, &str, Value)]) -> Value {
+        let calls: Vec<Value> = calls
+            .iter()
+            .map(|(id, name, args)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}))
+            .collect();
+        json!({"id": "chatcmpl-2", "object": "chat.completion", "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": calls}, "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}})
+    }
+    fn model(base: &str) -> Arc<dyn Model> {
+        let (first, max) = backoff();
+        let client = OpenAiCompatible::builder().base_url(format!("{base}/v1")).api_key("sk-test").model("m");
+        Arc::new(client.backoff(first, max).build().unwrap())
+    }
+    fn results(body: &Value) -> Vec<(String, String)> {
+        let messages = body["messages"].as_array().unwrap();
+        messages
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| (m["tool_call_id"].as_str().unwrap().into(), m["content"].as_str().unwrap().into()))
+            .collect()
+    }
+}
+
+struct Responses;
+impl Dialect for Responses {
+    const PATH: &'static str = "/v1/responses";
+    const AUTH: (&'static str, &'static str) = ("authorization", "Bearer sk-test");
+    fn text(text: &str) -> Value {
+        json!({"id": "resp_1", "object": "response", "status": "completed", "output": [
+            {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+             "content": [{"type": "output_text", "text": text, "annotations": []}]}],
+            "usage": {"input_tokens": 10, "output_tokens": 2, "total_tokens": 12}})
+    }
+    fn calls(calls: &[(&str, &str, Value)]) -> Value {
+        let output: Vec<Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, (id, name, args))| {
+                json!({"type": "function_call", "id": format!("fc_{i}"), "call_id": id, "name": name,
+                       "arguments": args.to_string(), "status": "completed"})
+            })
+            .collect();
+        json!({"id": "resp_2", "object": "response", "status": "completed", "output": output,
+               "usage": {"input_tokens": 10, "output_tokens": 2, "total_tokens": 12}})
+    }
+    fn model(base: &str) -> Arc<dyn Model> {
+        let (first, max) = backoff();
+        let client = OpenAiResponses::builder().base_url(format!("{base}/v1")).api_key("sk-test").model("m");
+        Arc::new(client.backoff(first, max).build().unwrap())
+    }
+    fn results(body: &Value) -> Vec<(String, String)> {
+        let input = body["input"].as_array().unwrap();
+        input
+            .iter()
+            .filter(|i| i["type"] == "function_call_output")
+            .map(|i| (i["call_id"].as_str().unwrap().into(), i["output"].as_str().unwrap().into()))
+            .collect()
+    }
+}
+
+struct Claude;
+impl Dialect for Claude {
+    const PATH: &'static str = "/v1/messages";
+    const AUTH: (&'static str, &'static str) = ("x-api-key", "sk-ant-test");
+    fn text(text: &str) -> Value {
+        json!({"id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "text", "text": text}],
+               "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 2}})
+    }
+    fn calls(calls: &[(&str, &str, Value)]) -> Value {
+        let content: Vec<Value> = calls
+            .iter()
+            .map(|(id, name, args)| json!({"type": "tool_use", "id": id, "name": name, "input": args}))
+            .collect();
+        json!({"id": "msg_2", "type": "message", "role": "assistant", "content": content,
+               "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 2}})
+    }
+    fn model(base: &str) -> Arc<dyn Model> {
+        let (first, max) = backoff();
+        Arc::new(Anthropic::builder().base_url(base).api_key("sk-ant-test").backoff(first, max).build().unwrap())
+    }
+    fn results(body: &Value) -> Vec<(String, String)> {
+        let messages = body["messages"].as_array().unwrap();
+        messages
+            .iter()
+            .filter(|m| m["role"] == "user")
+            .flat_map(|m| m["content"].as_array().unwrap().iter())
+            .filter(|b| b["type"] == "tool_result")
+            .map(|b| (b["tool_use_id"].as_str().unwrap().into(), b["content"].as_str().unwrap().into()))
+            .collect()
+    }
+    fn rate_limited() -> Value {
+        json!({"type": "error", "error": {"type": "rate_limit_error", "message": "Rate limited"}})
+    }
+}
+
+struct Google;
+impl Dialect for Google {
+    const PATH: &'static str = "/v1beta/models/gemini-test:generateContent";
+    const AUTH: (&'static str, &'static str) = ("x-goog-api-key", "g-test");
+    fn text(text: &str) -> Value {
+        json!({"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}],
+               "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 2, "totalTokenCount": 12}})
+    }
+    fn calls(calls: &[(&str, &str, Value)]) -> Value {
+        let parts: Vec<Value> = calls
+            .iter()
+            .map(|(id, name, args)| json!({"functionCall": {"id": id, "name": name, "args": args}}))
+            .collect();
+        json!({"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}],
+               "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 2, "totalTokenCount": 12}})
+    }
+    fn model(base: &str) -> Arc<dyn Model> {
+        let (first, max) = backoff();
+        let client = Gemini::builder().base_url(format!("{base}/v1beta")).api_key("g-test").model("gemini-test");
+        Arc::new(client.backoff(first, max).build().unwrap())
+    }
+    fn results(body: &Value) -> Vec<(String, String)> {
+        let contents = body["contents"].as_array().unwrap();
+        contents
+            .iter()
+            .flat_map(|c| c["parts"].as_array().unwrap().iter())
+            .filter_map(|p| p.get("functionResponse"))
+            .map(|r| (r["id"].as_str().unwrap().into(), r["response"]["output"].as_str().unwrap().into()))
+            .collect()
+    }
+    fn rate_limited() -> Value {
+        json!({"error": {"code": 429, "message": "Resource has been exhausted", "status": "RESOURCE_EXHAUSTED"}})
+    }
+}
+
+async fn run<D: Dialect>(replies: Vec<Canned>, input: &str) -> (toolkit::agent::AgentRun, Vec<Value>) {
+    let server = Provider::start(D::PATH, replies).await;
+    let agent = Agent::builder(D::model(&server.base_url), toolbox![add, city_time]).build().unwrap();
+    let run = agent.run(input).await.unwrap_or_else(|e| panic!("{e}"));
+    let received = server.received();
+    let (header, value) = D::AUTH;
+    for request in &received {
+        assert_eq!(request.headers.get(header).and_then(|v| v.to_str().ok()), Some(value), "the key, as sent");
+    }
+    (run, received.into_iter().map(|r| r.body).collect())
+}
+
+async fn a_text_answer<D: Dialect>() {
+    let (run, sent) = run::<D>(vec![ok(D::text("Hello."))], "Hi").await;
+    assert_eq!(run.text, "Hello.");
+    assert_eq!(run.usage.total_tokens, 12);
+    assert_eq!(sent.len(), 1);
+    assert!(run.records.is_empty());
+}
+
+async fn a_single_tool_call<D: Dialect>() {
+    let replies = vec![ok(D::calls(&[("call_1", "add", json!({"a": 2, "b": 3}))])), ok(D::text("It is 5."))];
+    let (run, sent) = run::<D>(replies, "2 + 3?").await;
+    assert_eq!(run.text, "It is 5.");
+    assert_eq!(run.records.len(), 1);
+    assert_eq!(D::results(&sent[1]), [("call_1".to_string(), "5".to_string())]);
+}
+
+async fn parallel_tool_calls<D: Dialect>() {
+    let replies = vec![
+        ok(D::calls(&[("call_a", "add", json!({"a": 1, "b": 1})), ("call_b", "city_time", json!({"city": "Oslo"}))])),
+        ok(D::text("2; noon in Oslo.")),
+    ];
+    let (run, sent) = run::<D>(replies, "1 + 1, and the time in Oslo?").await;
+    assert_eq!(run.text, "2; noon in Oslo.");
+    let tools: Vec<&str> = run.records.iter().map(|r| r.tool.as_str()).collect();
+    assert_eq!(tools, ["add", "city_time"]);
+    assert_eq!(
+        D::results(&sent[1]),
+        [("call_a".to_string(), "2".to_string()), ("call_b".to_string(), "12:00 in Oslo".to_string())]
+    );
+}
+
+async fn a_rate_limit_is_retried<D: Dialect>() {
+    let mut limited = status(429, D::rate_limited());
+    limited.headers.push(("retry-after", "0".into()));
+    let (run, sent) = run::<D>(vec![limited, ok(D::text("Done."))], "Hi").await;
+    assert_eq!(run.text, "Done.");
+    assert_eq!(sent.len(), 2, "the 429 was retried once");
+    assert_eq!(sent[0], sent[1], "the retry sends the same request");
+}
+
+macro_rules! scenarios {
+    ($module:ident, $dialect:ty) => {
+        mod $module {
+            use super::*;
+
+            #[tokio::test]
+            async fn a_text_answer() {
+                super::a_text_answer::<$dialect>().await;
+            }
+
+            #[tokio::test]
+            async fn a_single_tool_call() {
+                super::a_single_tool_call::<$dialect>().await;
+            }
+
+            #[tokio::test]
+            async fn parallel_tool_calls() {
+                super::parallel_tool_calls::<$dialect>().await;
+            }
+
+            #[tokio::test]
+            async fn a_rate_limit_is_retried() {
+                super::a_rate_limit_is_retried::<$dialect>().await;
+            }
+        }
+    };
+}
+
+scenarios!(openai_chat, Chat);
+scenarios!(openai_responses, Responses);
+scenarios!(anthropic, Claude);
+scenarios!(gemini, Google);
