@@ -171,6 +171,9 @@ pub struct CallRecord {
     pub task: Option<Arc<str>>,
     /// The session label.
     pub session: Option<Arc<str>>,
+    /// The id of the call this one was made inside: the calls of an agent used as a
+    /// tool carry the id of the outer call that ran it.
+    pub parent: Option<Arc<str>>,
     /// How many times the tool was attempted (more than 1 after retries).
     pub attempts: u32,
     /// When the call started.

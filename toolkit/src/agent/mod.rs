@@ -46,7 +46,9 @@ use crate::model::{AssistantMessage, FinishReason, Message, Model, ModelError, M
 use crate::record::{CallRecord, RecordSink};
 use crate::toolbox::Toolbox;
 
+mod as_tool;
 mod builder;
+pub use as_tool::AgentTool;
 pub use builder::{AgentBuildError, AgentBuilder};
 
 /// What an agent run reports while it works, for a UI or a CLI to show progress.
@@ -179,7 +181,7 @@ impl Agent {
     /// Runs the loop on `input` (a user message); await the returned request, after
     /// optionally setting a session id, a task label or earlier history on it.
     pub fn run(&self, input: impl Into<String>) -> RunRequest<'_> {
-        RunRequest { agent: self, input: input.into(), session: None, task: None, history: Vec::new() }
+        RunRequest { agent: self, input: input.into(), session: None, task: None, parent: None, history: Vec::new() }
     }
 
     /// The agent's name (its `agent` label for hooks and records).
@@ -223,10 +225,18 @@ pub struct RunRequest<'a> {
     input: String,
     session: Option<Arc<str>>,
     task: Option<Arc<str>>,
+    parent: Option<Arc<str>>,
     history: Vec<Message>,
 }
 
 impl<'a> RunRequest<'a> {
+    /// The id of the call this run is made inside: its records carry it as
+    /// [`CallRecord::parent`] (set by [`AgentTool`] for an agent used as a tool).
+    pub fn parent(mut self, call_id: impl Into<Arc<str>>) -> Self {
+        self.parent = Some(call_id.into());
+        self
+    }
+
     /// The session id hooks see and records carry (default: a new one per run).
     pub fn session(mut self, id: impl Into<Arc<str>>) -> Self {
         self.session = Some(id.into());
@@ -258,7 +268,8 @@ impl<'a> IntoFuture for RunRequest<'a> {
             gen_ai.agent.name = self.agent.inner.name.as_deref(),
             gen_ai.request.model = self.agent.inner.model.name(),
         );
-        Box::pin(self.agent.inner.drive(self.input, self.session, self.task, self.history).instrument(span))
+        let labels = Labels { session: self.session, task: self.task, parent: self.parent };
+        Box::pin(self.agent.inner.drive(self.input, labels, self.history).instrument(span))
     }
 }
 
@@ -368,14 +379,16 @@ fn new_session_id() -> Arc<str> {
     Arc::from(format!("session-{nanos:x}-{}", NEXT.fetch_add(1, Ordering::Relaxed)))
 }
 
+/// The labels a run's calls carry.
+struct Labels {
+    session: Option<Arc<str>>,
+    task: Option<Arc<str>>,
+    parent: Option<Arc<str>>,
+}
+
 impl Inner {
-    async fn drive(
-        &self,
-        input: String,
-        session: Option<Arc<str>>,
-        task: Option<Arc<str>>,
-        history: Vec<Message>,
-    ) -> Result<AgentRun, AgentError> {
+    async fn drive(&self, input: String, labels: Labels, history: Vec<Message>) -> Result<AgentRun, AgentError> {
+        let Labels { session, task, parent } = labels;
         let session = session.unwrap_or_else(new_session_id);
         let sink = RunSink { records: Arc::default(), on_event: self.on_event.clone() };
         let mut scope =
@@ -385,6 +398,9 @@ impl Inner {
         }
         if let Some(task) = task {
             scope = scope.with_task(task);
+        }
+        if let Some(parent) = parent {
+            scope = scope.with_parent(parent);
         }
 
         let mut messages = history;

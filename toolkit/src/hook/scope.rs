@@ -21,6 +21,7 @@ pub struct Scope {
     pub(crate) agent: Option<Arc<str>>,
     pub(crate) task: Option<Arc<str>>,
     pub(crate) session: Option<Arc<str>>,
+    pub(crate) parent: Option<Arc<str>>,
     pub(crate) hooks: Hooks,
     pub(crate) sinks: ScopeSinks,
 }
@@ -38,7 +39,14 @@ impl fmt::Debug for ScopeSinks {
 impl Scope {
     /// No labels, no hooks, no sinks.
     pub const fn new() -> Self {
-        Scope { agent: None, task: None, session: None, hooks: Hooks::new(), sinks: ScopeSinks(Vec::new()) }
+        Scope {
+            agent: None,
+            task: None,
+            session: None,
+            parent: None,
+            hooks: Hooks::new(),
+            sinks: ScopeSinks(Vec::new()),
+        }
     }
 
     /// Also delivers the [`CallRecord`](crate::CallRecord) of every call made in this
@@ -63,6 +71,13 @@ impl Scope {
     /// Sets the session label.
     pub fn with_session(mut self, session: impl Into<Arc<str>>) -> Self {
         self.session = Some(session.into());
+        self
+    }
+
+    /// Sets the id of the call this scope's calls are made inside (an agent used as a
+    /// tool runs its calls in a scope whose parent is the outer call).
+    pub fn with_parent(mut self, call_id: impl Into<Arc<str>>) -> Self {
+        self.parent = Some(call_id.into());
         self
     }
 
@@ -91,6 +106,11 @@ impl Scope {
     /// The session label.
     pub fn session(&self) -> Option<&str> {
         self.session.as_deref()
+    }
+
+    /// The id of the call this scope's calls are made inside, if any.
+    pub fn parent(&self) -> Option<&str> {
+        self.parent.as_deref()
     }
 }
 

@@ -29,6 +29,7 @@ use crate::record::{CallRecord, RecordSink};
 /// | `started_at` | when the call started, RFC 3339 in UTC, to the millisecond |
 /// | `call_id`, `tool` | the call's id and the tool name the model used |
 /// | `session`, `agent`, `task` | the [`Scope`](crate::Scope)'s labels (or `null`) |
+/// | `parent` | the outer call's id, for the calls of an agent used as a tool (only then) |
 /// | `arguments` | the arguments the tool ran with ([`CallRecord::effective_arguments`]), as JSON (a string if they were not JSON) |
 /// | `outcome`, `kind` | `ok`, `blocked`, `cached`, `failed` or `recovered`, and the error kind (or `null`) |
 /// | `hooks` | the hooks that acted: `hook`, `event`, `effect`, and `detail` when one failed |
