@@ -370,3 +370,35 @@ async fn a_computed_turn_quotes_the_tool_result_and_tool_calls_read_back_from_js
     let wire = serde_json::to_string(&run.messages).unwrap();
     assert_eq!(serde_json::from_str::<Vec<Message>>(&wire).unwrap(), run.messages);
 }
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Total {
+    total: i64,
+}
+
+/// A typed answer that never fits ends with `BadAnswer` after the retries, each retry
+/// telling the model what was wrong.
+#[tokio::test]
+async fn a_typed_answer_that_never_fits_is_an_error_after_the_retries() {
+    let model = toolkit::model::ScriptedModel::new([
+        toolkit::model::Turn::text("five"),
+        toolkit::model::Turn::text("{\"total\": \"five\"}"),
+        toolkit::model::Turn::text("{}"),
+    ]);
+    let agent = toolkit::agent::Agent::builder(model, Toolbox::new()).answer_retries(2).build().unwrap();
+    let err = agent.run_typed::<Total>("2 + 3?").await.unwrap_err();
+    let toolkit::agent::AgentError::BadAnswer { attempts, problem, run } = &err else { panic!("{err:?}") };
+    assert_eq!(*attempts, 3);
+    assert!(problem.starts_with("missing required field `total`"), "{problem}");
+    let corrections: Vec<&str> = run
+        .messages
+        .iter()
+        .filter(|m| m.role() == "user")
+        .filter_map(|m| m.text())
+        .filter(|t| t.starts_with("Your answer does not fit"))
+        .collect();
+    assert_eq!(corrections.len(), 2);
+    assert!(corrections[1].contains("invalid type for `total`: got \"five\", expected an integer"), "{corrections:?}");
+    assert!(corrections[0].contains("not valid JSON"), "{corrections:?}");
+}

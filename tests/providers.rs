@@ -2,7 +2,7 @@
 //! `OpenAiResponses`, `Anthropic` and `Gemini`, each against a local server speaking its
 //! provider's wire format (the shapes of each API reference), all through the same
 //! `Agent` and the same tools. A text answer, a single tool call, parallel tool calls,
-//! and a rate-limit retry.
+//! a typed final answer (asked for natively), and a rate-limit retry.
 
 mod support;
 
@@ -49,6 +49,13 @@ trait Dialect {
     fn model(base: &str) -> Arc<dyn Model>;
     /// The tool results a request carries back: `(call id, content)`, in order.
     fn results(body: &Value) -> Vec<(String, String)>;
+    /// A reply that gives `answer` as a typed run's final answer.
+    fn answer(answer: &Value) -> Value {
+        Self::text(&answer.to_string())
+    }
+    /// Whether a request asks for an answer of the schema named `name`, the provider's
+    /// native way.
+    fn asks_for(body: &Value, name: &str) -> bool;
     /// The body of a 429.
     fn rate_limited() -> Value {
         json!({"error": {"message": "Rate limit reached", "type": "rate_limit_error"}})
@@ -81,6 +88,9 @@ impl Dialect for Chat {
         let (first, max) = backoff();
         let client = OpenAiCompatible::builder().base_url(format!("{base}/v1")).api_key("sk-test").model("m");
         Arc::new(client.backoff(first, max).build().unwrap())
+    }
+    fn asks_for(body: &Value, name: &str) -> bool {
+        body["response_format"]["type"] == "json_schema" && body["response_format"]["json_schema"]["name"] == name
     }
     fn results(body: &Value) -> Vec<(String, String)> {
         let messages = body["messages"].as_array().unwrap();
@@ -119,6 +129,9 @@ impl Dialect for Responses {
         let client = OpenAiResponses::builder().base_url(format!("{base}/v1")).api_key("sk-test").model("m");
         Arc::new(client.backoff(first, max).build().unwrap())
     }
+    fn asks_for(body: &Value, name: &str) -> bool {
+        body["text"]["format"]["type"] == "json_schema" && body["text"]["format"]["name"] == name
+    }
     fn results(body: &Value) -> Vec<(String, String)> {
         let input = body["input"].as_array().unwrap();
         input
@@ -148,6 +161,13 @@ impl Dialect for Claude {
     fn model(base: &str) -> Arc<dyn Model> {
         let (first, max) = backoff();
         Arc::new(Anthropic::builder().base_url(base).api_key("sk-ant-test").backoff(first, max).build().unwrap())
+    }
+    fn answer(answer: &Value) -> Value {
+        Self::calls(&[("toolu_final", "final_answer", answer.clone())])
+    }
+    fn asks_for(body: &Value, _name: &str) -> bool {
+        let tools = body["tools"].as_array().unwrap();
+        tools.iter().any(|t| t["name"] == "final_answer") && body["tool_choice"]["type"] == "any"
     }
     fn results(body: &Value) -> Vec<(String, String)> {
         let messages = body["messages"].as_array().unwrap();
@@ -184,6 +204,10 @@ impl Dialect for Google {
         let (first, max) = backoff();
         let client = Gemini::builder().base_url(format!("{base}/v1beta")).api_key("g-test").model("gemini-test");
         Arc::new(client.backoff(first, max).build().unwrap())
+    }
+    fn asks_for(body: &Value, _name: &str) -> bool {
+        let config = &body["generationConfig"];
+        config["responseMimeType"] == "application/json" && config["responseJsonSchema"]["type"] == "object"
     }
     fn results(body: &Value) -> Vec<(String, String)> {
         let contents = body["contents"].as_array().unwrap();
@@ -251,6 +275,27 @@ async fn a_rate_limit_is_retried<D: Dialect>() {
     assert_eq!(sent[0], sent[1], "the retry sends the same request");
 }
 
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema, PartialEq)]
+struct Forecast {
+    city: String,
+    celsius: f64,
+}
+
+async fn a_typed_answer<D: Dialect>() {
+    let replies = vec![
+        ok(D::calls(&[("call_1", "city_time", json!({"city": "Oslo"}))])),
+        ok(D::answer(&json!({"city": "Oslo", "celsius": -3.5}))),
+    ];
+    let server = Provider::start(D::PATH, replies).await;
+    let agent = Agent::builder(D::model(&server.base_url), toolbox![add, city_time]).build().unwrap();
+    let answer = agent.run_typed::<Forecast>("Weather in Oslo?").await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(answer.value, Forecast { city: "Oslo".into(), celsius: -3.5 });
+    assert_eq!(answer.run.records.len(), 1, "tools still run before the answer");
+    for request in server.received() {
+        assert!(D::asks_for(&request.body, "Forecast"), "{}", request.body);
+    }
+}
+
 macro_rules! scenarios {
     ($module:ident, $dialect:ty) => {
         mod $module {
@@ -269,6 +314,11 @@ macro_rules! scenarios {
             #[tokio::test]
             async fn parallel_tool_calls() {
                 super::parallel_tool_calls::<$dialect>().await;
+            }
+
+            #[tokio::test]
+            async fn a_typed_answer() {
+                super::a_typed_answer::<$dialect>().await;
             }
 
             #[tokio::test]

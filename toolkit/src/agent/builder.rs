@@ -59,6 +59,14 @@ impl AgentBuilder {
         self
     }
 
+    /// How many times a typed run ([`Agent::run_typed`](super::Agent::run_typed)) asks
+    /// the model again, with the reason, when its answer does not fit the type (default
+    /// 2).
+    pub fn answer_retries(mut self, retries: usize) -> Self {
+        self.inner.answer_retries = retries;
+        self
+    }
+
     /// Whether, and which, tools the model must call (default [`ToolChoice::Auto`]).
     ///
     /// `Required` and a named tool bind the **first** turn only; once the model has

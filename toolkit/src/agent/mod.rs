@@ -48,8 +48,10 @@ use crate::toolbox::Toolbox;
 
 mod as_tool;
 mod builder;
+mod typed;
 pub use as_tool::AgentTool;
 pub use builder::{AgentBuildError, AgentBuilder};
+pub use typed::{TypedRun, TypedRunRequest};
 
 /// What an agent run reports while it works, for a UI or a CLI to show progress.
 ///
@@ -135,6 +137,7 @@ struct Inner {
     hooks: Hooks,
     on_event: Option<Arc<EventFn>>,
     on_length: OnLength,
+    answer_retries: usize,
 }
 
 /// What a run does with an answer cut by the token limit (`finish_reason: length`).
@@ -173,6 +176,7 @@ impl Agent {
                 strict: false,
                 hooks: Hooks::new(),
                 on_event: None,
+                answer_retries: 2,
             },
             problem: None,
         }
@@ -257,11 +261,12 @@ impl<'a> RunRequest<'a> {
     }
 }
 
-impl<'a> IntoFuture for RunRequest<'a> {
-    type Output = Result<AgentRun, AgentError>;
-    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
-
-    fn into_future(self) -> Self::IntoFuture {
+impl<'a> RunRequest<'a> {
+    /// The run, asking for a final answer of `answer`'s shape if given.
+    fn drive(
+        self,
+        answer: Option<typed::Answer>,
+    ) -> Pin<Box<dyn Future<Output = Result<AgentRun, AgentError>> + Send + 'a>> {
         let span = tracing::info_span!(
             "invoke_agent",
             gen_ai.operation.name = "invoke_agent",
@@ -269,7 +274,16 @@ impl<'a> IntoFuture for RunRequest<'a> {
             gen_ai.request.model = self.agent.inner.model.name(),
         );
         let labels = Labels { session: self.session, task: self.task, parent: self.parent };
-        Box::pin(self.agent.inner.drive(self.input, labels, self.history).instrument(span))
+        Box::pin(self.agent.inner.drive(self.input, labels, self.history, answer).instrument(span))
+    }
+}
+
+impl<'a> IntoFuture for RunRequest<'a> {
+    type Output = Result<AgentRun, AgentError>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        self.drive(None)
     }
 }
 
@@ -318,6 +332,17 @@ pub enum AgentError {
         /// The run so far; its `text` is the cut answer.
         run: Box<AgentRun>,
     },
+    /// A typed run's answer did not fit its type, after the model was asked again with
+    /// the reason (`answer_retries` times).
+    #[error("the answer did not fit the required type after {attempts} attempts: {problem}")]
+    BadAnswer {
+        /// Answers the model gave.
+        attempts: usize,
+        /// What was wrong with the last one.
+        problem: String,
+        /// The run so far; its `text` is the last answer.
+        run: Box<AgentRun>,
+    },
     /// The model request failed.
     #[error("turn {iteration}: {source}")]
     Model {
@@ -334,14 +359,20 @@ impl AgentError {
     /// The run so far.
     pub fn run(&self) -> &AgentRun {
         match self {
-            AgentError::MaxIterations { run, .. } | AgentError::Cut { run } | AgentError::Model { run, .. } => run,
+            AgentError::MaxIterations { run, .. }
+            | AgentError::Cut { run }
+            | AgentError::Model { run, .. }
+            | AgentError::BadAnswer { run, .. } => run,
         }
     }
 
     /// The run so far, by value.
     pub fn into_run(self) -> AgentRun {
         match self {
-            AgentError::MaxIterations { run, .. } | AgentError::Cut { run } | AgentError::Model { run, .. } => *run,
+            AgentError::MaxIterations { run, .. }
+            | AgentError::Cut { run }
+            | AgentError::Model { run, .. }
+            | AgentError::BadAnswer { run, .. } => *run,
         }
     }
 }
@@ -387,7 +418,13 @@ struct Labels {
 }
 
 impl Inner {
-    async fn drive(&self, input: String, labels: Labels, history: Vec<Message>) -> Result<AgentRun, AgentError> {
+    async fn drive(
+        &self,
+        input: String,
+        labels: Labels,
+        history: Vec<Message>,
+        answer: Option<typed::Answer>,
+    ) -> Result<AgentRun, AgentError> {
         let Labels { session, task, parent } = labels;
         let session = session.unwrap_or_else(new_session_id);
         let sink = RunSink { records: Arc::default(), on_event: self.on_event.clone() };
@@ -424,6 +461,7 @@ impl Inner {
         };
         let mut choice = &self.tool_choice;
         let mut continuations = 0;
+        let mut corrections = 0;
         for iteration in 1..=self.max_iterations {
             run.iterations = iteration;
             emit(&self.on_event, &AgentEvent::TurnStarted { iteration });
@@ -433,6 +471,7 @@ impl Inner {
                 tool_choice: choice,
                 parallel_tool_calls: self.parallel_tool_calls,
                 strict: self.strict,
+                response_format: answer.as_ref().map(|a| &a.format),
             };
             let reply = match self.model.complete(request).await {
                 Ok(reply) => reply,
@@ -470,6 +509,19 @@ impl Inner {
                         }
                         _ => {}
                     }
+                }
+                if let Some(answer) = &answer
+                    && let Err(problem) = answer.check(&run.text)
+                {
+                    if corrections < self.answer_retries {
+                        corrections += 1;
+                        run.messages.push(Message::user(format!(
+                            "Your answer does not fit the required JSON schema: {problem}. Reply again with only the JSON value."
+                        )));
+                        run.text.clear();
+                        continue;
+                    }
+                    return Err(AgentError::BadAnswer { attempts: corrections + 1, problem, run: Box::new(run) });
                 }
                 emit(&self.on_event, &AgentEvent::FinalAnswer { text: &run.text });
                 return Ok(run);

@@ -18,7 +18,7 @@
 mod drive;
 mod explain;
 mod guard;
-mod parse;
+pub(crate) mod parse;
 mod plan;
 mod run;
 mod runnable;

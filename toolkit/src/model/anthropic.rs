@@ -12,6 +12,7 @@
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `tool_choice` `auto` / `none` / `any` / `tool` |
 //! | `parallel_tool_calls: false` | `disable_parallel_tool_use: true` |
 //! | tools | [`Target::Anthropic`] exports (`name`, `description`, `input_schema`) |
+//! | a typed answer ([`ResponseFormat`](super::ResponseFormat)) | a `final_answer` tool whose input is the answer, and `tool_choice: any` |
 //!
 //! `stop_reason` maps to [`FinishReason`]: `end_turn` and `stop_sequence` are `Stop`,
 //! `tool_use` is `ToolCalls`, `max_tokens` is `Length`, `refusal` is `ContentFilter`,
@@ -93,7 +94,11 @@ impl Anthropic {
     async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         let body = body(&self.transport.model, self.max_tokens, &request);
         let text = self.transport.post(&body).await?;
-        parse_reply(&text)
+        let reply = parse_reply(&text)?;
+        Ok(match request.response_format {
+            Some(format) => final_answer(reply, format),
+            None => reply,
+        })
     }
 }
 
@@ -201,10 +206,19 @@ fn body(model: &str, max_tokens: u32, request: &ModelRequest<'_>) -> Value {
         body.insert("system".into(), Value::String(system));
     }
     body.insert("messages".into(), Value::Array(messages));
-    if !request.tools.is_empty() {
-        let tools = request.tools.iter().map(|spec| spec.export(Target::Anthropic)).collect();
+    let mut tools: Vec<Value> = request.tools.iter().map(|spec| spec.export(Target::Anthropic)).collect();
+    if let Some(format) = request.response_format {
+        tools.push(json!({
+            "name": FINAL_ANSWER,
+            "description": "Give your final answer. Call this when you are done, instead of answering in text.",
+            "input_schema": answer_schema(&format.schema),
+        }));
+    }
+    if !tools.is_empty() {
         body.insert("tools".into(), Value::Array(tools));
         let mut choice = match request.tool_choice {
+            // With a typed answer, the model must call a tool: its own, or the answer.
+            ToolChoice::Auto if request.response_format.is_some() => json!({"type": "any"}),
             ToolChoice::Auto => json!({"type": "auto"}),
             ToolChoice::None => json!({"type": "none"}),
             ToolChoice::Required => json!({"type": "any"}),
@@ -217,6 +231,39 @@ fn body(model: &str, max_tokens: u32, request: &ModelRequest<'_>) -> Value {
         body.insert("tool_choice".into(), choice);
     }
     Value::Object(body)
+}
+
+/// The tool a typed run's answer comes in (Anthropic's idiom for structured output).
+const FINAL_ANSWER: &str = "final_answer";
+
+/// The answer's schema as a tool's input: an object, so a non-object answer is wrapped
+/// as `{"value": ...}`.
+fn answer_schema(schema: &Value) -> Value {
+    if schema.get("type").and_then(Value::as_str) == Some("object") {
+        return schema.clone();
+    }
+    let mut wrapped = json!({"type": "object", "properties": {"value": schema}, "required": ["value"]});
+    if let Some(defs) = schema.get("$defs") {
+        wrapped["$defs"] = defs.clone();
+        wrapped["properties"]["value"].as_object_mut().map(|v| v.remove("$defs"));
+    }
+    wrapped
+}
+
+/// A reply whose only call is the `final_answer` tool becomes the answer: its input (or
+/// the `value` it wraps) as the text, finished.
+fn final_answer(mut reply: ModelReply, format: &super::ResponseFormat) -> ModelReply {
+    let [call] = reply.message.tool_calls.as_slice() else { return reply };
+    if call.name != FINAL_ANSWER {
+        return reply;
+    }
+    let input: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+    let wrapped = format.schema.get("type").and_then(Value::as_str) != Some("object");
+    let answer = if wrapped { input.get("value").cloned().unwrap_or(Value::Null) } else { input };
+    reply.message.tool_calls.clear();
+    reply.message.content = Some(answer.to_string());
+    reply.finish_reason = FinishReason::Stop;
+    reply
 }
 
 /// The system text, and the conversation as Messages-API messages (same-role neighbours

@@ -16,7 +16,8 @@
 //! `RECITATION`, `BLOCKLIST`, `PROHIBITED_CONTENT`, `SPII`) to `ContentFilter`, and any
 //! other to `Other` with its name; a prompt blocked before any candidate is
 //! `ContentFilter` with no text. Parallel calls cannot be switched off in Gemini's API:
-//! `parallel_tool_calls: false` is not sent.
+//! `parallel_tool_calls: false` is not sent. A typed answer asks for
+//! `responseMimeType: application/json` with `responseJsonSchema`.
 
 use std::fmt;
 use std::time::Duration;
@@ -194,6 +195,13 @@ fn body(request: &ModelRequest<'_>) -> Value {
             ToolChoice::Tool(name) => json!({"mode": "ANY", "allowedFunctionNames": [name]}),
         };
         body.insert("toolConfig".into(), json!({"functionCallingConfig": config}));
+    }
+    if let Some(format) = request.response_format {
+        let schema = crate::schema::gemini::json_schema(&format.schema);
+        body.insert(
+            "generationConfig".into(),
+            json!({"responseMimeType": "application/json", "responseJsonSchema": schema}),
+        );
     }
     Value::Object(body)
 }

@@ -112,12 +112,79 @@ pub struct ModelRequest<'a> {
     /// Send every tool in strict mode (OpenAI Structured Outputs) rather than only the
     /// tools that ask for it.
     pub strict: bool,
+    /// The shape the final answer must take, if any (a typed run: each client asks for
+    /// it in its provider's native way).
+    pub response_format: Option<&'a ResponseFormat>,
+}
+
+/// The shape a final answer must take: a JSON value of this schema. Each client asks
+/// for it natively: OpenAI Chat `response_format` (`json_schema`, strict when the schema
+/// can be), Responses `text.format`, Gemini `responseMimeType` + `responseJsonSchema`,
+/// Anthropic a `final_answer` tool the model is made to call to finish (its input is the
+/// answer).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ResponseFormat {
+    /// A name for the schema (`^[a-zA-Z0-9_-]{1,64}$`).
+    pub name: String,
+    /// The canonical JSON Schema of the answer.
+    pub schema: Value,
+}
+
+impl ResponseFormat {
+    /// The format of `T`'s JSON Schema, named after the type.
+    ///
+    /// ```
+    /// #[derive(schemars::JsonSchema)]
+    /// struct Weather { city: String, celsius: f64 }
+    /// let format = toolkit::model::ResponseFormat::of::<Weather>();
+    /// assert_eq!(format.name, "Weather");
+    /// assert_eq!(format.schema["required"], serde_json::json!(["city", "celsius"]));
+    /// ```
+    pub fn of<T: schemars::JsonSchema + ?Sized>() -> Self {
+        let name: String = T::schema_name()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+            .take(64)
+            .collect();
+        let name = if name.is_empty() { "answer".to_string() } else { name };
+        ResponseFormat { name, schema: crate::schema::builder::output_schema::<T>() }
+    }
+
+    /// A format of any schema.
+    pub fn new(name: impl Into<String>, schema: Value) -> Self {
+        ResponseFormat { name: name.into(), schema }
+    }
+
+    /// The schema for OpenAI's strict structured outputs when it can be strict, else the
+    /// plain one; and whether it is strict.
+    #[cfg(feature = "openai")]
+    pub(crate) fn openai(&self) -> (Value, bool) {
+        if crate::schema::openai::problems(&self.schema).is_empty() {
+            (crate::schema::openai::strict_schema(&self.schema), true)
+        } else {
+            (self.schema.clone(), false)
+        }
+    }
 }
 
 impl<'a> ModelRequest<'a> {
     /// A request with automatic tool choice, parallel calls allowed, not strict.
     pub fn new(messages: &'a [Message], tools: &'a [&'a ToolSpec]) -> Self {
-        ModelRequest { messages, tools, tool_choice: &ToolChoice::Auto, parallel_tool_calls: true, strict: false }
+        ModelRequest {
+            messages,
+            tools,
+            tool_choice: &ToolChoice::Auto,
+            parallel_tool_calls: true,
+            strict: false,
+            response_format: None,
+        }
+    }
+
+    /// Asks for a final answer of this shape.
+    pub fn response_format(mut self, format: &'a ResponseFormat) -> Self {
+        self.response_format = Some(format);
+        self
     }
 
     /// Sets the tool choice.

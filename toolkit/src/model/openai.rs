@@ -190,6 +190,8 @@ struct Body<'a> {
     tool_choice: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     parallel_tool_calls: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<Value>,
 }
 
 impl<'a> Body<'a> {
@@ -205,6 +207,13 @@ impl<'a> Body<'a> {
             tool_choice: with_tools.then(|| request.tool_choice.to_json()),
             parallel_tool_calls: with_tools.then_some(request.parallel_tool_calls),
             tools,
+            response_format: request.response_format.map(|format| {
+                let (schema, strict) = format.openai();
+                serde_json::json!({
+                    "type": "json_schema",
+                    "json_schema": {"name": format.name, "schema": schema, "strict": strict}
+                })
+            }),
         }
     }
 }

@@ -210,6 +210,11 @@ fn body(model: &str, request: &ModelRequest<'_>) -> Value {
         body.insert("tool_choice".into(), choice);
         body.insert("parallel_tool_calls".into(), Value::Bool(request.parallel_tool_calls));
     }
+    if let Some(format) = request.response_format {
+        let (schema, strict) = format.openai();
+        let format = json!({"type": "json_schema", "name": format.name, "schema": schema, "strict": strict});
+        body.insert("text".into(), json!({"format": format}));
+    }
     body.insert("store".into(), Value::Bool(false));
     Value::Object(body)
 }

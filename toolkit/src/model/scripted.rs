@@ -6,7 +6,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use futures_util::future::BoxFuture;
 
-use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
+use super::{
+    AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ResponseFormat, ToolChoice,
+    Usage,
+};
 use crate::{ToolCall, ToolSpec};
 
 /// A model that replays a given sequence of assistant turns, and records every request
@@ -245,6 +248,8 @@ pub struct RecordedRequest {
     pub parallel_tool_calls: bool,
     /// Whether strict mode was asked for.
     pub strict: bool,
+    /// The shape asked for the final answer, if any.
+    pub response_format: Option<ResponseFormat>,
 }
 
 impl RecordedRequest {
@@ -255,6 +260,7 @@ impl RecordedRequest {
             tool_choice: request.tool_choice.clone(),
             parallel_tool_calls: request.parallel_tool_calls,
             strict: request.strict,
+            response_format: request.response_format.cloned(),
         }
     }
 
