@@ -48,9 +48,11 @@ use crate::toolbox::Toolbox;
 
 mod as_tool;
 mod builder;
+mod stream;
 mod typed;
 pub use as_tool::AgentTool;
 pub use builder::{AgentBuildError, AgentBuilder};
+pub use stream::{RunEvent, RunStream};
 pub use typed::{TypedRun, TypedRunRequest};
 
 /// What an agent run reports while it works, for a UI or a CLI to show progress.
@@ -64,6 +66,14 @@ pub enum AgentEvent<'a> {
     TurnStarted {
         /// The turn's number.
         iteration: usize,
+    },
+    /// More of the model's text, as it is written (streaming runs only:
+    /// [`Agent::run_stream`]).
+    TextDelta {
+        /// The turn's number.
+        iteration: usize,
+        /// The new text.
+        text: &'a str,
     },
     /// The model answered.
     ModelReplied {
@@ -262,10 +272,12 @@ impl<'a> RunRequest<'a> {
 }
 
 impl<'a> RunRequest<'a> {
-    /// The run, asking for a final answer of `answer`'s shape if given.
+    /// The run, asking for a final answer of `answer`'s shape if given, and streaming
+    /// its events to `watcher` if given.
     fn drive(
         self,
         answer: Option<typed::Answer>,
+        watcher: Option<Arc<EventFn>>,
     ) -> Pin<Box<dyn Future<Output = Result<AgentRun, AgentError>> + Send + 'a>> {
         let span = tracing::info_span!(
             "invoke_agent",
@@ -274,7 +286,7 @@ impl<'a> RunRequest<'a> {
             gen_ai.request.model = self.agent.inner.model.name(),
         );
         let labels = Labels { session: self.session, task: self.task, parent: self.parent };
-        Box::pin(self.agent.inner.drive(self.input, labels, self.history, answer).instrument(span))
+        Box::pin(self.agent.inner.drive(self.input, labels, self.history, answer, watcher).instrument(span))
     }
 }
 
@@ -283,7 +295,7 @@ impl<'a> IntoFuture for RunRequest<'a> {
     type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        self.drive(None)
+        self.drive(None, None)
     }
 }
 
@@ -424,10 +436,21 @@ impl Inner {
         labels: Labels,
         history: Vec<Message>,
         answer: Option<typed::Answer>,
+        watcher: Option<Arc<EventFn>>,
     ) -> Result<AgentRun, AgentError> {
+        // A streaming run watches the events too, and asks the model for its reply as
+        // it is written.
+        let streaming = watcher.is_some();
+        let on_event: Option<Arc<EventFn>> = match (self.on_event.clone(), watcher) {
+            (Some(a), Some(b)) => Some(Arc::new(move |e: &AgentEvent<'_>| {
+                a(e);
+                b(e);
+            })),
+            (a, b) => a.or(b),
+        };
         let Labels { session, task, parent } = labels;
         let session = session.unwrap_or_else(new_session_id);
-        let sink = RunSink { records: Arc::default(), on_event: self.on_event.clone() };
+        let sink = RunSink { records: Arc::default(), on_event: on_event.clone() };
         let mut scope =
             Scope::new().with_session(Arc::clone(&session)).with_hooks(self.hooks.clone()).with_sink(sink.clone());
         if let Some(name) = &self.name {
@@ -464,7 +487,7 @@ impl Inner {
         let mut corrections = 0;
         for iteration in 1..=self.max_iterations {
             run.iterations = iteration;
-            emit(&self.on_event, &AgentEvent::TurnStarted { iteration });
+            emit(&on_event, &AgentEvent::TurnStarted { iteration });
             let request = ModelRequest {
                 messages: &run.messages,
                 tools: &specs,
@@ -473,7 +496,13 @@ impl Inner {
                 strict: self.strict,
                 response_format: answer.as_ref().map(|a| &a.format),
             };
-            let reply = match self.model.complete(request).await {
+            let reply = if streaming {
+                let text = |delta: &str| emit(&on_event, &AgentEvent::TextDelta { iteration, text: delta });
+                crate::model::collect(self.model.stream(request), text).await
+            } else {
+                self.model.complete(request).await
+            };
+            let reply = match reply {
                 Ok(reply) => reply,
                 Err(source) => {
                     return Err(AgentError::Model { iteration, source, run: Box::new(run) });
@@ -482,7 +511,7 @@ impl Inner {
             run.usage += reply.usage;
             run.finish_reason = Some(reply.finish_reason.clone());
             emit(
-                &self.on_event,
+                &on_event,
                 &AgentEvent::ModelReplied {
                     iteration,
                     message: &reply.message,
@@ -523,14 +552,14 @@ impl Inner {
                     }
                     return Err(AgentError::BadAnswer { attempts: corrections + 1, problem, run: Box::new(run) });
                 }
-                emit(&self.on_event, &AgentEvent::FinalAnswer { text: &run.text });
+                emit(&on_event, &AgentEvent::FinalAnswer { text: &run.text });
                 return Ok(run);
             }
             distinct_ids(&mut reply.message.tool_calls);
             let calls = reply.message.tool_calls.clone();
             run.messages.push(Message::Assistant(reply.message));
             for call in &calls {
-                emit(&self.on_event, &AgentEvent::ToolCallStarted { call });
+                emit(&on_event, &AgentEvent::ToolCallStarted { call });
             }
             let results = if self.parallel_tool_calls {
                 self.tools.call_all_in(calls, &scope).await

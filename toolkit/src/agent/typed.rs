@@ -90,7 +90,7 @@ impl<'a, T: DeserializeOwned + JsonSchema + Send + 'a> IntoFuture for TypedRunRe
         let format = ResponseFormat::of::<T>();
         let spec = ToolSpec::new(format.name.clone(), "The final answer.", format.schema.clone());
         let answer = Answer { format, spec, parse: parse::<T> };
-        let run = self.request.drive(Some(answer));
+        let run = self.request.drive(Some(answer), None);
         Box::pin(async move {
             let run = run.await?;
             match serde_json::from_str::<T>(answer_json(&run.text)) {

@@ -109,6 +109,13 @@ impl Settings {
 impl Transport {
     /// POSTs `body` as JSON, retrying 429 and 5xx; the body of the first success.
     pub(crate) async fn post<B: Serialize + ?Sized>(&self, body: &B) -> Result<String, ModelError> {
+        let response = self.send(body).await?;
+        response.text().await.map_err(|e| self.network_error(e))
+    }
+
+    /// POSTs `body` as JSON, retrying 429 and 5xx; the first successful response, its
+    /// body unread (a stream, say).
+    pub(crate) async fn send<B: Serialize + ?Sized>(&self, body: &B) -> Result<reqwest::Response, ModelError> {
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -122,11 +129,11 @@ impl Transport {
             }
             let sent = request.send().await.map_err(|e| self.network_error(e))?;
             let status = sent.status();
+            if status.is_success() {
+                return Ok(sent);
+            }
             let headers = sent.headers().clone();
             let text = sent.text().await.map_err(|e| self.network_error(e))?;
-            if status.is_success() {
-                return Ok(text);
-            }
             let message = self.scrub(&provider_message(&text));
             let retryable = status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error();
             if retryable && attempt <= self.max_retries {
@@ -163,7 +170,7 @@ impl Transport {
         }
     }
 
-    fn network_error(&self, e: reqwest::Error) -> ModelError {
+    pub(crate) fn network_error(&self, e: reqwest::Error) -> ModelError {
         if e.is_timeout() {
             return ModelError::Timeout { url: self.url.clone(), timeout: self.timeout };
         }

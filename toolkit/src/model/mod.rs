@@ -32,6 +32,10 @@ use std::time::Duration;
 
 /// The future a [`Model`] returns (re-exported so implementations need no other crate).
 pub use futures_util::future::BoxFuture;
+/// The stream traits, for reading [`Model::stream`] and
+/// [`Agent::run_stream`](crate::agent::Agent::run_stream) (`.next().await`) with no
+/// other crate.
+pub use futures_util::{Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -48,6 +52,7 @@ mod openai;
 #[cfg(feature = "openai")]
 mod responses;
 mod scripted;
+mod stream;
 
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
@@ -62,6 +67,7 @@ pub use openai::{OpenAiCompatible, OpenAiCompatibleBuilder};
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use responses::{OpenAiResponses, OpenAiResponsesBuilder};
 pub use scripted::{RecordedRequest, ScriptedModel, Turn};
+pub use stream::{ModelEvent, ModelStream, collect};
 
 /// A language model that can call tools.
 ///
@@ -75,11 +81,31 @@ pub trait Model: Send + Sync {
     fn name(&self) -> &str {
         "model"
     }
+
+    /// Sends the conversation and the tools; the reply as it is written. The default
+    /// gives the whole reply of [`complete`](Self::complete) at once; clients that can
+    /// stream override it. Dropping the stream cancels the request.
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        use futures_util::StreamExt;
+        futures_util::stream::once(self.complete(request))
+            .flat_map(|reply| {
+                let events = match reply {
+                    Ok(reply) => stream::replay(reply),
+                    Err(e) => vec![Err(e)],
+                };
+                futures_util::stream::iter(events)
+            })
+            .boxed()
+    }
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
     fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
         (**self).complete(request)
+    }
+
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        (**self).stream(request)
     }
 
     fn name(&self) -> &str {
@@ -90,6 +116,10 @@ impl<M: Model + ?Sized> Model for Arc<M> {
 impl<M: Model + ?Sized> Model for Box<M> {
     fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
         (**self).complete(request)
+    }
+
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        (**self).stream(request)
     }
 
     fn name(&self) -> &str {

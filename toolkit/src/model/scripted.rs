@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use futures_util::future::BoxFuture;
 
 use super::{
-    AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ResponseFormat, ToolChoice,
-    Usage,
+    AssistantMessage, FinishReason, Message, Model, ModelError, ModelEvent, ModelReply, ModelRequest, ModelStream,
+    ResponseFormat, ToolChoice, Usage,
 };
 use crate::{ToolCall, ToolSpec};
 
@@ -127,6 +127,46 @@ impl Model for ScriptedModel {
     fn name(&self) -> &str {
         &self.name
     }
+
+    /// The scripted reply as a real stream would bring it: the text a word at a time,
+    /// each call's arguments in fragments (then the call whole), the usage, the finish.
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        use futures_util::StreamExt;
+        let events = match self.answer(&request) {
+            Ok(reply) => pieces(reply),
+            Err(e) => vec![Err(e)],
+        };
+        futures_util::stream::iter(events).boxed()
+    }
+}
+
+/// A reply cut into the events a streaming provider sends.
+fn pieces(reply: ModelReply) -> Vec<Result<ModelEvent, ModelError>> {
+    let ModelReply { message, finish_reason, usage } = reply;
+    let mut events = Vec::new();
+    for word in message.content.as_deref().unwrap_or_default().split_inclusive(' ') {
+        events.push(Ok(ModelEvent::TextDelta(word.to_string())));
+    }
+    for (index, call) in message.tool_calls.into_iter().enumerate() {
+        let mut rest = call.arguments.as_str();
+        let mut first = true;
+        while first || !rest.is_empty() {
+            let cut = rest.char_indices().nth(8).map_or(rest.len(), |(i, _)| i);
+            let (fragment, after) = rest.split_at(cut);
+            events.push(Ok(ModelEvent::ToolCallDelta {
+                index,
+                id: first.then(|| call.id.clone()),
+                name: first.then(|| call.name.clone()),
+                arguments: fragment.to_string(),
+            }));
+            rest = after;
+            first = false;
+        }
+        events.push(Ok(ModelEvent::ToolCall(call)));
+    }
+    events.push(Ok(ModelEvent::Usage(usage)));
+    events.push(Ok(ModelEvent::Finished(finish_reason)));
+    events
 }
 
 impl fmt::Debug for ScriptedModel {
