@@ -52,6 +52,8 @@ mod openai;
 #[cfg(feature = "openai")]
 mod responses;
 mod scripted;
+#[cfg(feature = "openai")]
+mod sse;
 mod stream;
 
 #[cfg(feature = "anthropic")]

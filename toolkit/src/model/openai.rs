@@ -8,7 +8,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::http::{Auth, Defaults, Settings, Transport, head, unique};
-use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, Usage};
+use super::sse::{self, Chunks};
+use super::{
+    AssistantMessage, FinishReason, Message, Model, ModelError, ModelEvent, ModelReply, ModelRequest, ModelStream,
+    Usage,
+};
 use crate::{Target, ToolCall};
 
 const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -95,6 +99,15 @@ impl OpenAiCompatible {
 impl Model for OpenAiCompatible {
     fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
         Box::pin(self.send(request))
+    }
+
+    /// Streams the reply (`stream: true`, with usage): text deltas, tool-call fragments
+    /// assembled by `index`, usage, then the finish reason at `data: [DONE]`.
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        let mut body = Body::of(&self.transport.model, &request);
+        body.stream = Some(true);
+        body.stream_options = Some(serde_json::json!({"include_usage": true}));
+        sse::stream(&self.transport, &body, ChatChunks::default())
     }
 
     fn name(&self) -> &str {
@@ -192,6 +205,10 @@ struct Body<'a> {
     parallel_tool_calls: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_format: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<Value>,
 }
 
 impl<'a> Body<'a> {
@@ -214,6 +231,8 @@ impl<'a> Body<'a> {
                     "json_schema": {"name": format.name, "schema": schema, "strict": strict}
                 })
             }),
+            stream: None,
+            stream_options: None,
         }
     }
 }
@@ -313,6 +332,149 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
     });
     let message = AssistantMessage { content: choice.message.content, tool_calls, refusal: choice.message.refusal };
     Ok(ModelReply { message, finish_reason, usage })
+}
+
+/// One streamed Chat Completions chunk.
+#[derive(Deserialize)]
+struct StreamChunk {
+    #[serde(default)]
+    choices: Vec<StreamChoice>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct StreamChoice {
+    #[serde(default)]
+    delta: Option<StreamDelta>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct StreamDelta {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<StreamCall>,
+}
+
+#[derive(Deserialize)]
+struct StreamCall {
+    #[serde(default)]
+    index: usize,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: Option<StreamFunction>,
+}
+
+#[derive(Deserialize)]
+struct StreamFunction {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<String>,
+}
+
+/// A streamed reply being put together: the calls by index, the finish reason, usage.
+#[derive(Default)]
+struct ChatChunks {
+    calls: Vec<(Option<String>, String, String)>,
+    finish: Option<String>,
+    usage: Usage,
+}
+
+/// More calls than this in one reply is no reply a model writes: a hostile stream.
+const MAX_STREAMED_CALLS: usize = 1024;
+
+impl Chunks for ChatChunks {
+    fn event(
+        &mut self,
+        name: &str,
+        data: &str,
+        out: &mut std::collections::VecDeque<ModelEvent>,
+    ) -> Result<bool, String> {
+        if name != "message" {
+            // Chat Completions sends unnamed events only; others are not for this client.
+            return Ok(false);
+        }
+        if data.trim() == "[DONE]" {
+            self.flush(out);
+            return Ok(true);
+        }
+        let chunk: StreamChunk =
+            serde_json::from_str(data).map_err(|e| format!("not a Chat Completions chunk: {e}"))?;
+        if let Some(error) = chunk.error {
+            let message = error.get("message").and_then(Value::as_str).unwrap_or("no reason given");
+            return Err(format!("the server reported an error mid-stream: {message}"));
+        }
+        if let Some(u) = chunk.usage {
+            self.usage = Usage {
+                prompt_tokens: u.prompt_tokens,
+                completion_tokens: u.completion_tokens,
+                total_tokens: u.total_tokens.unwrap_or(u.prompt_tokens + u.completion_tokens),
+            };
+        }
+        let Some(choice) = chunk.choices.into_iter().next() else { return Ok(false) };
+        if let Some(delta) = choice.delta {
+            if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+                out.push_back(ModelEvent::TextDelta(text));
+            }
+            for call in delta.tool_calls {
+                if call.index >= MAX_STREAMED_CALLS {
+                    return Err(format!("a tool call at index {} (at most {MAX_STREAMED_CALLS})", call.index));
+                }
+                if self.calls.len() <= call.index {
+                    self.calls.resize_with(call.index + 1, Default::default);
+                }
+                let slot = &mut self.calls[call.index];
+                if call.id.is_some() {
+                    slot.0.clone_from(&call.id);
+                }
+                let (name, fragment) = call.function.map_or((None, None), |f| (f.name, f.arguments));
+                if let Some(name) = &name {
+                    slot.1.clone_from(name);
+                }
+                let fragment = fragment.unwrap_or_default();
+                slot.2.push_str(&fragment);
+                out.push_back(ModelEvent::ToolCallDelta { index: call.index, id: call.id, name, arguments: fragment });
+            }
+        }
+        if let Some(reason) = choice.finish_reason {
+            self.finish = Some(reason);
+        }
+        Ok(false)
+    }
+
+    fn end(&mut self, out: &mut std::collections::VecDeque<ModelEvent>) -> bool {
+        // Some servers close the stream without `[DONE]`: complete if it said why it stopped.
+        if self.finish.is_none() {
+            return false;
+        }
+        self.flush(out);
+        true
+    }
+}
+
+impl ChatChunks {
+    fn flush(&mut self, out: &mut std::collections::VecDeque<ModelEvent>) {
+        let calls = std::mem::take(&mut self.calls);
+        let any_calls = calls.iter().any(|(_, name, _)| !name.is_empty());
+        for (i, (id, name, arguments)) in calls.into_iter().enumerate().filter(|(_, (_, name, _))| !name.is_empty()) {
+            let id = id.filter(|id| !id.is_empty()).unwrap_or_else(|| format!("call_{}_{i}", unique()));
+            out.push_back(ModelEvent::ToolCall(ToolCall::new(id, name, arguments)));
+        }
+        out.push_back(ModelEvent::Usage(self.usage));
+        let reason = match self.finish.take() {
+            Some(name) => FinishReason::parse(&name),
+            None if any_calls => FinishReason::ToolCalls,
+            None => FinishReason::Stop,
+        };
+        out.push_back(ModelEvent::Finished(reason));
+    }
 }
 
 #[cfg(test)]

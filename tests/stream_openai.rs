@@ -1,0 +1,180 @@
+//! `OpenAiCompatible` streaming against a local server that sends Chat Completions
+//! server-sent events: text in pieces, tool calls split across many chunks and
+//! interleaved, a rate-limit retry before the stream, and the bad streams (cut, not
+//! JSON, an error mid-stream) as errors that say what went wrong; unknown event names
+//! are skipped.
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::provider::{Canned, Provider, status};
+use toolkit::agent::{Agent, AgentError, RunEvent};
+use toolkit::model::{ModelError, OpenAiCompatible, StreamExt};
+use toolkit::prelude::*;
+
+/// Add two integers.
+#[tool]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+fn sse(events: &[Value], done: bool) -> Canned {
+    let mut body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    if done {
+        body.push_str("data: [DONE]\n\n");
+    }
+    Canned { status: 200, headers: vec![("content-type", "text/event-stream".into())], body, delay: Duration::ZERO }
+}
+
+fn raw(body: &str) -> Canned {
+    Canned {
+        status: 200,
+        headers: vec![("content-type", "text/event-stream".into())],
+        body: body.into(),
+        delay: Duration::ZERO,
+    }
+}
+
+fn text(piece: &str) -> Value {
+    json!({"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]})
+}
+
+fn finish(reason: &str) -> Value {
+    json!({"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
+}
+
+fn usage() -> Value {
+    json!({"id": "c", "object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}})
+}
+
+fn call_piece(index: usize, id: Option<&str>, name: Option<&str>, arguments: &str) -> Value {
+    let mut function = json!({"arguments": arguments});
+    if let Some(name) = name {
+        function["name"] = json!(name);
+    }
+    let mut call = json!({"index": index, "type": "function", "function": function});
+    if let Some(id) = id {
+        call["id"] = json!(id);
+    }
+    json!({"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": null}]})
+}
+
+async fn stream_run(replies: Vec<Canned>) -> (Vec<RunEvent>, Provider) {
+    let server = Provider::start("/v1/chat/completions", replies).await;
+    let model = OpenAiCompatible::builder()
+        .base_url(format!("{}/v1", server.base_url))
+        .api_key("sk-test")
+        .model("m")
+        .backoff(Duration::from_millis(5), Duration::from_millis(20))
+        .build()
+        .unwrap();
+    let agent = Agent::builder(model, toolbox![add]).build().unwrap();
+    let events = agent.run_stream("Go").collect().await;
+    (events, server)
+}
+
+fn deltas(events: &[RunEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| if let RunEvent::TextDelta { text, .. } = e { Some(text.clone()) } else { None })
+        .collect()
+}
+
+fn outcome(events: &[RunEvent]) -> &Result<toolkit::agent::AgentRun, AgentError> {
+    match events.last() {
+        Some(RunEvent::Finished(outcome)) => outcome,
+        other => panic!("the last event is not the outcome: {other:?}"),
+    }
+}
+
+fn stream_error(events: &[RunEvent]) -> String {
+    match outcome(events) {
+        Err(AgentError::Model { source: ModelError::MalformedResponse { message }, .. }) => message.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn text_arrives_in_pieces_and_the_request_asks_for_a_stream_with_usage() {
+    let (events, server) =
+        stream_run(vec![sse(&[text("Hel"), text("lo"), text("."), finish("stop"), usage()], true)]).await;
+    assert_eq!(deltas(&events), ["Hel", "lo", "."]);
+    let run = outcome(&events).as_ref().unwrap();
+    assert_eq!(run.text, "Hello.");
+    assert_eq!(run.usage.total_tokens, 10);
+    let body = &server.received()[0].body;
+    assert_eq!(body["stream"], json!(true));
+    assert_eq!(body["stream_options"], json!({"include_usage": true}));
+}
+
+#[tokio::test]
+async fn tool_calls_split_across_chunks_and_interleaved_are_assembled() {
+    let first = sse(
+        &[
+            call_piece(0, Some("call_a"), Some("add"), ""),
+            call_piece(1, Some("call_b"), Some("add"), "{\"a\""),
+            call_piece(0, None, None, "{\"a\": 2,"),
+            call_piece(1, None, None, ": 10, \"b\": 20}"),
+            call_piece(0, None, None, " \"b\": 3}"),
+            finish("tool_calls"),
+            usage(),
+        ],
+        true,
+    );
+    let second = sse(&[text("5 and 30."), finish("stop")], true);
+    let (events, _server) = stream_run(vec![first, second]).await;
+    let run = outcome(&events).as_ref().unwrap();
+    assert_eq!(run.text, "5 and 30.");
+    let results: Vec<&str> = run.records.iter().map(|r| r.content.as_str()).collect();
+    assert_eq!(results, ["5", "30"]);
+    let calls: Vec<String> = events
+        .iter()
+        .filter_map(|e| {
+            if let RunEvent::ToolCall { call } = e { Some(format!("{} {}", call.id, call.arguments)) } else { None }
+        })
+        .collect();
+    assert_eq!(calls, [r#"call_a {"a": 2, "b": 3}"#, r#"call_b {"a": 10, "b": 20}"#]);
+}
+
+#[tokio::test]
+async fn a_rate_limit_before_the_stream_is_retried() {
+    let mut limited = status(429, json!({"error": {"message": "slow down"}}));
+    limited.headers.push(("retry-after", "0".into()));
+    let (events, server) = stream_run(vec![limited, sse(&[text("ok"), finish("stop")], true)]).await;
+    assert_eq!(outcome(&events).as_ref().unwrap().text, "ok");
+    assert_eq!(server.received().len(), 2);
+}
+
+#[tokio::test]
+async fn a_cut_stream_is_an_error_that_says_so() {
+    // Arguments that never close: the stream stops mid-call, with no finish and no [DONE].
+    let (events, _server) =
+        stream_run(vec![sse(&[call_piece(0, Some("call_a"), Some("add"), "{\"a\": 2, \"b")], false)]).await;
+    let message = stream_error(&events);
+    assert!(message.contains("the stream ended after 1 events, before the reply was finished"), "{message}");
+}
+
+#[tokio::test]
+async fn an_event_that_is_not_json_is_an_error_naming_it() {
+    let (events, _server) = stream_run(vec![raw(&format!("data: {}\n\ndata: {{not json\n\n", text("a")))]).await;
+    let message = stream_error(&events);
+    assert!(message.starts_with("event 2 ({not json): not a Chat Completions chunk"), "{message}");
+}
+
+#[tokio::test]
+async fn an_error_mid_stream_is_reported_with_the_servers_words() {
+    let (events, _server) =
+        stream_run(vec![sse(&[text("par"), json!({"error": {"message": "the model is overloaded"}})], false)]).await;
+    let message = stream_error(&events);
+    assert!(message.contains("the server reported an error mid-stream: the model is overloaded"), "{message}");
+}
+
+#[tokio::test]
+async fn unknown_event_names_are_skipped() {
+    let body =
+        format!("event: ping\ndata: {{}}\n\ndata: {}\n\ndata: {}\n\ndata: [DONE]\n\n", text("fine"), finish("stop"));
+    let (events, _server) = stream_run(vec![raw(&body)]).await;
+    assert_eq!(outcome(&events).as_ref().unwrap().text, "fine");
+}
