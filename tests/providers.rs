@@ -2,7 +2,8 @@
 //! `OpenAiResponses`, `Anthropic` and `Gemini`, each against a local server speaking its
 //! provider's wire format (the shapes of each API reference), all through the same
 //! `Agent` and the same tools. A text answer, a single tool call, parallel tool calls,
-//! a typed final answer (asked for natively), and a rate-limit retry.
+//! a typed final answer (asked for natively), a rate-limit retry, and streaming: text in
+//! pieces, a call whose arguments come in fragments, and a cut stream.
 
 mod support;
 
@@ -56,6 +57,12 @@ trait Dialect {
     /// Whether a request asks for an answer of the schema named `name`, the provider's
     /// native way.
     fn asks_for(body: &Value, name: &str) -> bool;
+    /// Where streamed requests go.
+    const STREAM_PATH: &'static str = Self::PATH;
+    /// A streamed text reply, in these pieces (a whole `text/event-stream` body).
+    fn sse_text(pieces: &[&str]) -> String;
+    /// A streamed reply with one call whose arguments come in these fragments.
+    fn sse_call(id: &str, name: &str, fragments: &[&str]) -> String;
     /// The body of a 429.
     fn rate_limited() -> Value {
         json!({"error": {"message": "Rate limit reached", "type": "rate_limit_error"}})
@@ -88,6 +95,28 @@ impl Dialect for Chat {
         let (first, max) = backoff();
         let client = OpenAiCompatible::builder().base_url(format!("{base}/v1")).api_key("sk-test").model("m");
         Arc::new(client.backoff(first, max).build().unwrap())
+    }
+    fn sse_text(pieces: &[&str]) -> String {
+        let mut events: Vec<Value> = pieces
+            .iter()
+            .map(|p| json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": p}}]}))
+            .collect();
+        events.push(
+            json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+        );
+        events.push(json!({"object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}));
+        data_lines(&events) + "data: [DONE]\n\n"
+    }
+    fn sse_call(id: &str, name: &str, fragments: &[&str]) -> String {
+        let mut events =
+            vec![json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]}}]})];
+        for f in fragments {
+            events.push(json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [
+                {"index": 0, "function": {"arguments": f}}]}}]}));
+        }
+        events.push(json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}));
+        data_lines(&events) + "data: [DONE]\n\n"
     }
     fn asks_for(body: &Value, name: &str) -> bool {
         body["response_format"]["type"] == "json_schema" && body["response_format"]["json_schema"]["name"] == name
@@ -129,6 +158,34 @@ impl Dialect for Responses {
         let client = OpenAiResponses::builder().base_url(format!("{base}/v1")).api_key("sk-test").model("m");
         Arc::new(client.backoff(first, max).build().unwrap())
     }
+    fn sse_text(pieces: &[&str]) -> String {
+        let mut events: Vec<(&str, Value)> = pieces
+            .iter()
+            .map(|p| ("response.output_text.delta", json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": p})))
+            .collect();
+        let whole = Self::text(&pieces.concat());
+        events.push(("response.completed", json!({"type": "response.completed", "response": whole})));
+        named_events(&events)
+    }
+    fn sse_call(id: &str, name: &str, fragments: &[&str]) -> String {
+        let mut events = vec![(
+            "response.output_item.added",
+            json!({"type": "response.output_item.added", "output_index": 0,
+                   "item": {"type": "function_call", "id": "fc_0", "call_id": id, "name": name, "arguments": ""}}),
+        )];
+        for f in fragments {
+            events.push((
+                "response.function_call_arguments.delta",
+                json!({"type": "response.function_call_arguments.delta", "item_id": "fc_0", "output_index": 0, "delta": f}),
+            ));
+        }
+        let args: Value = serde_json::from_str(&fragments.concat()).unwrap();
+        events.push((
+            "response.completed",
+            json!({"type": "response.completed", "response": Self::calls(&[(id, name, args)])}),
+        ));
+        named_events(&events)
+    }
     fn asks_for(body: &Value, name: &str) -> bool {
         body["text"]["format"]["type"] == "json_schema" && body["text"]["format"]["name"] == name
     }
@@ -164,6 +221,54 @@ impl Dialect for Claude {
     }
     fn answer(answer: &Value) -> Value {
         Self::calls(&[("toolu_final", "final_answer", answer.clone())])
+    }
+    fn sse_text(pieces: &[&str]) -> String {
+        let mut events = vec![
+            (
+                "message_start",
+                json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": 10, "output_tokens": 0}}}),
+            ),
+            (
+                "content_block_start",
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            ),
+            ("ping", json!({"type": "ping"})),
+        ];
+        for p in pieces {
+            events.push((
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}),
+            ));
+        }
+        events.push(("content_block_stop", json!({"type": "content_block_stop", "index": 0})));
+        events.push((
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}),
+        ));
+        events.push(("message_stop", json!({"type": "message_stop"})));
+        named_events(&events)
+    }
+    fn sse_call(id: &str, name: &str, fragments: &[&str]) -> String {
+        let mut events = vec![
+            (
+                "message_start",
+                json!({"type": "message_start", "message": {"id": "msg_1", "usage": {"input_tokens": 10, "output_tokens": 0}}}),
+            ),
+            (
+                "content_block_start",
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}),
+            ),
+        ];
+        for f in fragments {
+            events.push(("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": f}})));
+        }
+        events.push(("content_block_stop", json!({"type": "content_block_stop", "index": 0})));
+        events.push((
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 2}}),
+        ));
+        events.push(("message_stop", json!({"type": "message_stop"})));
+        named_events(&events)
     }
     fn asks_for(body: &Value, _name: &str) -> bool {
         let tools = body["tools"].as_array().unwrap();
@@ -205,6 +310,25 @@ impl Dialect for Google {
         let client = Gemini::builder().base_url(format!("{base}/v1beta")).api_key("g-test").model("gemini-test");
         Arc::new(client.backoff(first, max).build().unwrap())
     }
+    const STREAM_PATH: &'static str = "/v1beta/models/gemini-test:streamGenerateContent";
+    fn sse_text(pieces: &[&str]) -> String {
+        let mut events: Vec<Value> = pieces
+            .iter()
+            .map(|p| json!({"candidates": [{"content": {"role": "model", "parts": [{"text": p}]}}]}))
+            .collect();
+        events.push(
+            json!({"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]}, "finishReason": "STOP"}],
+                           "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 2}}),
+        );
+        data_lines(&events)
+    }
+    fn sse_call(id: &str, name: &str, fragments: &[&str]) -> String {
+        let args: Value = serde_json::from_str(&fragments.concat()).unwrap();
+        data_lines(&[
+            json!({"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"id": id, "name": name, "args": args}}]},
+                            "finishReason": "STOP"}]}),
+        ])
+    }
     fn asks_for(body: &Value, _name: &str) -> bool {
         let config = &body["generationConfig"];
         config["responseMimeType"] == "application/json" && config["responseJsonSchema"]["type"] == "object"
@@ -220,6 +344,71 @@ impl Dialect for Google {
     }
     fn rate_limited() -> Value {
         json!({"error": {"code": 429, "message": "Resource has been exhausted", "status": "RESOURCE_EXHAUSTED"}})
+    }
+}
+
+fn data_lines(events: &[Value]) -> String {
+    events.iter().map(|e| format!("data: {e}\n\n")).collect()
+}
+
+fn named_events(events: &[(&str, Value)]) -> String {
+    events.iter().map(|(name, e)| format!("event: {name}\ndata: {e}\n\n")).collect()
+}
+
+fn sse(body: String) -> Canned {
+    Canned { status: 200, headers: vec![("content-type", "text/event-stream".into())], body, delay: Duration::ZERO }
+}
+
+async fn stream_run<D: Dialect>(replies: Vec<Canned>) -> Vec<toolkit::agent::RunEvent> {
+    use toolkit::model::StreamExt;
+    let server = Provider::start(D::STREAM_PATH, replies).await;
+    let agent = Agent::builder(D::model(&server.base_url), toolbox![add, city_time]).build().unwrap();
+    agent.run_stream("Go").collect().await
+}
+
+fn finished(events: &[toolkit::agent::RunEvent]) -> &Result<toolkit::agent::AgentRun, toolkit::agent::AgentError> {
+    match events.last() {
+        Some(toolkit::agent::RunEvent::Finished(outcome)) => outcome,
+        other => panic!("the last event is not the outcome: {other:?}"),
+    }
+}
+
+async fn streamed_text<D: Dialect>() {
+    let events = stream_run::<D>(vec![sse(D::sse_text(&["Hel", "lo", " there."]))]).await;
+    let deltas: Vec<&str> = events
+        .iter()
+        .filter_map(
+            |e| if let toolkit::agent::RunEvent::TextDelta { text, .. } = e { Some(text.as_str()) } else { None },
+        )
+        .collect();
+    assert_eq!(deltas, ["Hel", "lo", " there."]);
+    assert_eq!(finished(&events).as_ref().unwrap().text, "Hello there.");
+}
+
+async fn a_streamed_call_in_fragments<D: Dialect>() {
+    let replies =
+        vec![sse(D::sse_call("call_1", "add", &["{\"a\": ", "2, \"b", "\": 3}"])), sse(D::sse_text(&["It is ", "5."]))];
+    let events = stream_run::<D>(replies).await;
+    let run = finished(&events).as_ref().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.text, "It is 5.");
+    assert_eq!(run.records.len(), 1);
+    assert_eq!(run.records[0].content, "5");
+    let arguments: Value = serde_json::from_str(&run.records[0].arguments).unwrap();
+    assert_eq!(arguments, json!({"a": 2, "b": 3}), "the fragments assembled");
+}
+
+async fn a_cut_stream_is_an_error<D: Dialect>() {
+    let whole = D::sse_text(&["Hel", "lo", " there."]);
+    let cut: String = whole.split_inclusive("\n\n").take(2).collect();
+    let events = stream_run::<D>(vec![sse(cut)]).await;
+    match finished(&events) {
+        Err(toolkit::agent::AgentError::Model {
+            source: toolkit::model::ModelError::MalformedResponse { message },
+            ..
+        }) => {
+            assert!(message.contains("before the reply was finished"), "{message}");
+        }
+        other => panic!("{other:?}"),
     }
 }
 
@@ -319,6 +508,21 @@ macro_rules! scenarios {
             #[tokio::test]
             async fn a_typed_answer() {
                 super::a_typed_answer::<$dialect>().await;
+            }
+
+            #[tokio::test]
+            async fn streamed_text() {
+                super::streamed_text::<$dialect>().await;
+            }
+
+            #[tokio::test]
+            async fn a_streamed_call_in_fragments() {
+                super::a_streamed_call_in_fragments::<$dialect>().await;
+            }
+
+            #[tokio::test]
+            async fn a_cut_stream_is_an_error() {
+                super::a_cut_stream_is_an_error::<$dialect>().await;
             }
 
             #[tokio::test]

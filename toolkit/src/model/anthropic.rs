@@ -19,6 +19,7 @@
 //! and any other (`pause_turn`, ...) is `Other` with its name. Blocks other than `text`
 //! and `tool_use` (thinking, server tools) are skipped.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::time::Duration;
 
@@ -27,7 +28,11 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::http::{Auth, Defaults, Settings, Transport, head, unique};
-use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
+use super::sse::{self, Chunks};
+use super::{
+    AssistantMessage, FinishReason, Message, Model, ModelError, ModelEvent, ModelReply, ModelRequest, ModelStream,
+    ResponseFormat, ToolChoice, Usage,
+};
 use crate::{Target, ToolCall};
 
 const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -105,6 +110,18 @@ impl Anthropic {
 impl Model for Anthropic {
     fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
         Box::pin(self.send(request))
+    }
+
+    /// Streams the reply (`stream: true`): `text_delta`s as text, `input_json_delta`s
+    /// assembled per `tool_use` block, `message_delta`'s stop reason and usage; `ping`
+    /// and event types this client does not know are skipped, as the API asks. A typed
+    /// run's `final_answer` comes at the end, whole.
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        let mut body = body(&self.transport.model, self.max_tokens, &request);
+        body["stream"] = Value::Bool(true);
+        let typed = request.response_format.cloned();
+        let chunks = ClaudeChunks { typed, ..ClaudeChunks::default() };
+        sse::stream(&self.transport, &body, chunks)
     }
 
     fn name(&self) -> &str {
@@ -252,7 +269,7 @@ fn answer_schema(schema: &Value) -> Value {
 
 /// A reply whose only call is the `final_answer` tool becomes the answer: its input (or
 /// the `value` it wraps) as the text, finished.
-fn final_answer(mut reply: ModelReply, format: &super::ResponseFormat) -> ModelReply {
+fn final_answer(mut reply: ModelReply, format: &ResponseFormat) -> ModelReply {
     let [call] = reply.message.tool_calls.as_slice() else { return reply };
     if call.name != FINAL_ANSWER {
         return reply;
@@ -346,6 +363,158 @@ struct WireUsage {
     cache_read_input_tokens: Option<u64>,
 }
 
+/// A streamed Messages-API reply being put together.
+#[derive(Default)]
+struct ClaudeChunks {
+    /// Content blocks by index: `Some((id, name, input so far))` for `tool_use`.
+    blocks: Vec<Option<(String, String, String)>>,
+    text: String,
+    stop_reason: Option<String>,
+    input_tokens: u64,
+    output_tokens: u64,
+    /// A typed run's format: its `final_answer` becomes the text at the end.
+    typed: Option<ResponseFormat>,
+}
+
+const MAX_BLOCKS: usize = 1024;
+
+impl Chunks for ClaudeChunks {
+    fn event(&mut self, name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, String> {
+        let event: Value = match name {
+            "message_start"
+            | "content_block_start"
+            | "content_block_delta"
+            | "message_delta"
+            | "message_stop"
+            | "error" => serde_json::from_str(data).map_err(|e| format!("not a Messages API event: {e}"))?,
+            // `ping`, `content_block_stop`, and types added later.
+            _ => return Ok(false),
+        };
+        let index = || event["index"].as_u64().map(|i| i as usize).filter(|i| *i < MAX_BLOCKS);
+        match name {
+            "error" => {
+                let message = event["error"]["message"].as_str().unwrap_or("no reason given");
+                return Err(format!("the server reported an error mid-stream: {message}"));
+            }
+            "message_start" => {
+                let usage = &event["message"]["usage"];
+                self.input_tokens = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
+                    .iter()
+                    .filter_map(|k| usage[*k].as_u64())
+                    .sum();
+            }
+            "content_block_start" => {
+                let index = index().ok_or("a content block without a valid index")?;
+                if self.blocks.len() <= index {
+                    self.blocks.resize_with(index + 1, || None);
+                }
+                let block = &event["content_block"];
+                if block["type"] == "tool_use" {
+                    let id = block["id"].as_str().map_or_else(|| format!("toolu_{}", unique()), str::to_string);
+                    let name = block["name"].as_str().unwrap_or_default().to_string();
+                    out.push_back(ModelEvent::ToolCallDelta {
+                        index,
+                        id: Some(id.clone()),
+                        name: Some(name.clone()),
+                        arguments: String::new(),
+                    });
+                    self.blocks[index] = Some((id, name, String::new()));
+                }
+            }
+            "content_block_delta" => {
+                let index = index().ok_or("a delta without a valid index")?;
+                let delta = &event["delta"];
+                match delta["type"].as_str() {
+                    Some("text_delta") => {
+                        let text = delta["text"].as_str().unwrap_or_default();
+                        self.text.push_str(text);
+                        if !text.is_empty() && self.typed.is_none() {
+                            out.push_back(ModelEvent::TextDelta(text.to_string()));
+                        }
+                    }
+                    Some("input_json_delta") => {
+                        let fragment = delta["partial_json"].as_str().unwrap_or_default();
+                        let Some(Some(block)) = self.blocks.get_mut(index) else {
+                            return Err(format!("input for block {index}, which is not a tool_use block"));
+                        };
+                        block.2.push_str(fragment);
+                        out.push_back(ModelEvent::ToolCallDelta {
+                            index,
+                            id: None,
+                            name: None,
+                            arguments: fragment.to_string(),
+                        });
+                    }
+                    // Thinking, citations and the like.
+                    _ => {}
+                }
+            }
+            "message_delta" => {
+                if let Some(reason) = event["delta"]["stop_reason"].as_str() {
+                    self.stop_reason = Some(reason.to_string());
+                }
+                if let Some(output) = event["usage"]["output_tokens"].as_u64() {
+                    self.output_tokens = output;
+                }
+            }
+            _ => {
+                // message_stop
+                self.flush(out);
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn end(&mut self, _out: &mut VecDeque<ModelEvent>) -> bool {
+        false
+    }
+}
+
+impl ClaudeChunks {
+    /// The whole reply's calls, usage and finish, mapped as a non-streamed reply is.
+    fn flush(&mut self, out: &mut VecDeque<ModelEvent>) {
+        let tool_calls: Vec<ToolCall> = std::mem::take(&mut self.blocks)
+            .into_iter()
+            .flatten()
+            .map(|(id, name, input)| ToolCall::new(id, name, if input.trim().is_empty() { "{}".into() } else { input }))
+            .collect();
+        let finish_reason = stop_reason(self.stop_reason.as_deref(), !tool_calls.is_empty());
+        let usage = Usage::new(self.input_tokens, self.output_tokens);
+        let text = std::mem::take(&mut self.text);
+        let mut reply = ModelReply {
+            message: AssistantMessage { content: (!text.is_empty()).then_some(text), tool_calls, refusal: None },
+            finish_reason,
+            usage,
+        };
+        if let Some(format) = &self.typed {
+            reply = final_answer(reply, format);
+            if let Some(answer) = reply.message.content.take() {
+                out.push_back(ModelEvent::TextDelta(answer));
+            }
+        }
+        out.extend(reply.message.tool_calls.into_iter().map(ModelEvent::ToolCall));
+        out.push_back(ModelEvent::Usage(reply.usage));
+        out.push_back(ModelEvent::Finished(reply.finish_reason));
+    }
+}
+
+/// `stop_reason` as a [`FinishReason`].
+fn stop_reason(reason: Option<&str>, has_calls: bool) -> FinishReason {
+    match reason {
+        Some("end_turn" | "stop_sequence") => FinishReason::Stop,
+        Some("tool_use") => FinishReason::ToolCalls,
+        Some("max_tokens" | "model_context_window_exceeded") => FinishReason::Length,
+        Some("refusal") => FinishReason::ContentFilter,
+        Some(other) => {
+            tracing::warn!(stop_reason = %other, "the model stopped for a reason this client does not know; the reply is kept");
+            FinishReason::Other(other.to_string())
+        }
+        None if has_calls => FinishReason::ToolCalls,
+        None => FinishReason::Stop,
+    }
+}
+
 /// Parses a Messages-API reply.
 fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
     let reply: Reply = serde_json::from_str(text).map_err(|e| ModelError::MalformedResponse {
@@ -364,18 +533,7 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
             Block::Other => {}
         }
     }
-    let finish_reason = match reply.stop_reason.as_deref() {
-        Some("end_turn" | "stop_sequence") => FinishReason::Stop,
-        Some("tool_use") => FinishReason::ToolCalls,
-        Some("max_tokens" | "model_context_window_exceeded") => FinishReason::Length,
-        Some("refusal") => FinishReason::ContentFilter,
-        Some(other) => {
-            tracing::warn!(stop_reason = %other, "the model stopped for a reason this client does not know; the reply is kept");
-            FinishReason::Other(other.to_string())
-        }
-        None if tool_calls.is_empty() => FinishReason::Stop,
-        None => FinishReason::ToolCalls,
-    };
+    let finish_reason = stop_reason(reply.stop_reason.as_deref(), !tool_calls.is_empty());
     let usage = reply.usage.map_or_else(Usage::default, |u| {
         // Cached prompt tokens are prompt tokens too.
         let prompt =

@@ -26,8 +26,12 @@ use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use std::collections::VecDeque;
+
 use super::http::{Auth, Defaults, Settings, Transport, head, unique};
+use super::sse::{self, Chunks};
 use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
+use super::{ModelEvent, ModelStream};
 use crate::{Target, ToolCall};
 
 const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
@@ -94,6 +98,15 @@ impl Gemini {
 impl Model for Gemini {
     fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
         Box::pin(self.send(request))
+    }
+
+    /// Streams the reply through `streamGenerateContent?alt=sse`: each event is a
+    /// `generateContent` reply of its own (text parts as deltas; function calls come
+    /// whole); the reply is complete when a candidate gives its `finishReason`.
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        let mut transport = self.transport.clone();
+        transport.url = stream_url(&transport.url);
+        sse::stream(&transport, &body(&request), GeminiChunks::default())
     }
 
     fn name(&self) -> &str {
@@ -311,6 +324,67 @@ struct WireUsage {
     candidates_token_count: u64,
     #[serde(default)]
     thoughts_token_count: u64,
+}
+
+/// The streaming endpoint of a `...:generateContent` URL.
+fn stream_url(url: &str) -> String {
+    let base = url.strip_suffix(":generateContent").unwrap_or(url);
+    format!("{base}:streamGenerateContent?alt=sse")
+}
+
+/// A streamed Gemini reply: each event a reply of its own.
+#[derive(Default)]
+struct GeminiChunks {
+    calls: Vec<ToolCall>,
+    usage: Usage,
+    finish: Option<FinishReason>,
+}
+
+impl Chunks for GeminiChunks {
+    fn event(&mut self, _name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, String> {
+        let value: Value = serde_json::from_str(data).map_err(|e| format!("not a Gemini reply: {e}"))?;
+        if let Some(error) = value.get("error") {
+            let message = error["message"].as_str().unwrap_or("no reason given");
+            return Err(format!("the server reported an error mid-stream: {message}"));
+        }
+        if value.get("candidates").is_none() && value.get("promptFeedback").is_none() {
+            // A chunk with only usage (or nothing this client reads).
+            return Ok(false);
+        }
+        let reply = parse_reply(data).map_err(|e| e.to_string())?;
+        if let Some(text) = reply.message.content.filter(|t| !t.is_empty()) {
+            out.push_back(ModelEvent::TextDelta(text));
+        }
+        for call in reply.message.tool_calls {
+            out.push_back(ModelEvent::ToolCallDelta {
+                index: self.calls.len(),
+                id: Some(call.id.clone()),
+                name: Some(call.name.clone()),
+                arguments: call.arguments.clone(),
+            });
+            self.calls.push(call);
+        }
+        if reply.usage != Usage::default() {
+            self.usage = reply.usage;
+        }
+        // Every chunk says why it stopped once it has; the last says it for good.
+        let stopped = serde_json::from_str::<Value>(data)
+            .ok()
+            .and_then(|v| v["candidates"][0]["finishReason"].as_str().map(str::to_string));
+        if stopped.is_some() {
+            self.finish = Some(reply.finish_reason);
+        }
+        Ok(false)
+    }
+
+    fn end(&mut self, out: &mut VecDeque<ModelEvent>) -> bool {
+        let Some(finish) = self.finish.take() else { return false };
+        let finish = if self.calls.is_empty() { finish } else { FinishReason::ToolCalls };
+        out.extend(std::mem::take(&mut self.calls).into_iter().map(ModelEvent::ToolCall));
+        out.push_back(ModelEvent::Usage(self.usage));
+        out.push_back(ModelEvent::Finished(finish));
+        true
+    }
 }
 
 /// Parses a `generateContent` reply.

@@ -52,7 +52,7 @@ mod openai;
 #[cfg(feature = "openai")]
 mod responses;
 mod scripted;
-#[cfg(feature = "openai")]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod sse;
 mod stream;
 

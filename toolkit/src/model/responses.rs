@@ -23,8 +23,12 @@ use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use std::collections::VecDeque;
+
 use super::http::{Auth, Defaults, Settings, Transport, head, unique};
+use super::sse::{self, Chunks};
 use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
+use super::{ModelEvent, ModelStream};
 use crate::{Target, ToolCall};
 
 const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -82,6 +86,17 @@ impl OpenAiResponses {
 impl Model for OpenAiResponses {
     fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
         Box::pin(self.send(request))
+    }
+
+    /// Streams the reply (`stream: true`): `response.output_text.delta` as text,
+    /// `response.function_call_arguments.delta` per output item, and the whole
+    /// response at `response.completed` (or `response.incomplete`), read as
+    /// [`complete`](Model::complete) reads one; `response.failed` and `error` are errors,
+    /// and other event types are skipped.
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        let mut body = body(&self.transport.model, &request);
+        body["stream"] = Value::Bool(true);
+        sse::stream(&self.transport, &body, ResponsesChunks::default())
     }
 
     fn name(&self) -> &str {
@@ -278,6 +293,67 @@ struct WireUsage {
     input_tokens: u64,
     #[serde(default)]
     output_tokens: u64,
+}
+
+/// A streamed Responses-API reply: deltas as they come, the reply itself from the
+/// final event.
+#[derive(Default)]
+struct ResponsesChunks {
+    /// Output indexes of function calls, in the order they were added.
+    calls: Vec<u64>,
+}
+
+impl Chunks for ResponsesChunks {
+    fn event(&mut self, name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, String> {
+        let event: Value = serde_json::from_str(data).map_err(|e| format!("not a Responses API event: {e}"))?;
+        // The type is in the data; the `event:` line, when sent, says the same.
+        let kind = event["type"].as_str().unwrap_or(name);
+        match kind {
+            "response.output_text.delta" => {
+                let text = event["delta"].as_str().unwrap_or_default();
+                if !text.is_empty() {
+                    out.push_back(ModelEvent::TextDelta(text.to_string()));
+                }
+            }
+            "response.output_item.added" if event["item"]["type"] == "function_call" => {
+                let output_index = event["output_index"].as_u64().unwrap_or(self.calls.len() as u64);
+                self.calls.push(output_index);
+                out.push_back(ModelEvent::ToolCallDelta {
+                    index: self.calls.len() - 1,
+                    id: event["item"]["call_id"].as_str().map(str::to_string),
+                    name: event["item"]["name"].as_str().map(str::to_string),
+                    arguments: String::new(),
+                });
+            }
+            "response.function_call_arguments.delta" => {
+                let output_index = event["output_index"].as_u64();
+                let index = self.calls.iter().position(|i| Some(*i) == output_index).unwrap_or(0);
+                let fragment = event["delta"].as_str().unwrap_or_default().to_string();
+                out.push_back(ModelEvent::ToolCallDelta { index, id: None, name: None, arguments: fragment });
+            }
+            "response.completed" | "response.incomplete" => {
+                let reply = parse_reply(&event["response"].to_string()).map_err(|e| e.to_string())?;
+                out.extend(reply.message.tool_calls.into_iter().map(ModelEvent::ToolCall));
+                out.push_back(ModelEvent::Usage(reply.usage));
+                out.push_back(ModelEvent::Finished(reply.finish_reason));
+                return Ok(true);
+            }
+            "response.failed" => {
+                let message = event["response"]["error"]["message"].as_str().unwrap_or("no reason given");
+                return Err(format!("the response failed: {message}"));
+            }
+            "error" => {
+                let message = event["message"].as_str().unwrap_or("no reason given");
+                return Err(format!("the server reported an error mid-stream: {message}"));
+            }
+            _ => {}
+        }
+        Ok(false)
+    }
+
+    fn end(&mut self, _out: &mut VecDeque<ModelEvent>) -> bool {
+        false
+    }
 }
 
 /// Parses a Responses-API reply.
