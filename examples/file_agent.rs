@@ -5,7 +5,11 @@
 //! cargo run --example file_agent                      # offline: a scripted model
 //! OPENAI_API_KEY=... cargo run --example file_agent   # a real model (OPENAI_BASE_URL, TOOLKIT_MODEL)
 //! cargo run --example file_agent -- "What is in report.md?"
+//! GEMINI_API_KEY=... cargo run --example file_agent -- --provider gemini
 //! ```
+//!
+//! `--provider openai|responses|anthropic|gemini` picks the client (default `openai`);
+//! without that provider's key the scripted model runs.
 //!
 //! The example creates a data directory with a short report, a long log and a small
 //! binary file. The hooks:

@@ -308,7 +308,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     for question in questions {
         println!("\nuser: {question}");
         let model: Arc<dyn toolkit::model::Model> = match &real {
-            Some(m) => Arc::new(m.clone()),
+            Some(m) => Arc::clone(m),
             None => Arc::new(ScriptedModel::new([Turn::with(pick_tool), Turn::with(answer)])),
         };
         let agent = Agent::builder(model, Arc::clone(&tools))

@@ -6,7 +6,11 @@
 //! ```sh
 //! cargo run --example weather                      # offline: scripted models
 //! OPENAI_API_KEY=... cargo run --example weather   # the loop runs against a real model
+//! ANTHROPIC_API_KEY=... cargo run --example weather -- --provider anthropic
 //! ```
+//!
+//! `--provider openai|responses|anthropic|gemini` picks the client (default `openai`);
+//! without that provider's key the scripted models run.
 
 use std::sync::Arc;
 
@@ -46,7 +50,7 @@ fn describe(result: &str) -> String {
 }
 
 /// The agentic loop of the guide, once per `tool_choice`.
-async fn agentic_loop(real: Option<&toolkit::model::OpenAiCompatible>) -> Result<(), Box<dyn std::error::Error>> {
+async fn agentic_loop(real: Option<&Arc<dyn Model>>) -> Result<(), Box<dyn std::error::Error>> {
     let scenarios: Vec<(&str, ToolChoice, ScriptedModel)> = vec![
         (
             "What's the weather in Beijing right now?",
@@ -81,7 +85,7 @@ async fn agentic_loop(real: Option<&toolkit::model::OpenAiCompatible>) -> Result
     for (question, choice, script) in scenarios {
         println!("\n== tool_choice: {} ==\nuser: {question}", choice.to_json());
         let model: Arc<dyn Model> = match real {
-            Some(m) => Arc::new(m.clone()),
+            Some(m) => Arc::clone(m),
             None => Arc::new(script.clone()),
         };
         let agent = Agent::builder(model, Arc::clone(&tools)).tool_choice(choice).max_iterations(5).build()?;

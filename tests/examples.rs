@@ -303,3 +303,49 @@ fn fleet_holds_one_rate_limit_across_three_replicas() {
         "{out}"
     );
 }
+
+/// `--provider` picks the client: `file_agent --provider anthropic` talks to a Messages
+/// API server (here a local one) with the Anthropic key, and prints its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_agent_runs_on_another_provider_when_asked() {
+    let reply = serde_json::json!({"id": "msg_1", "type": "message", "role": "assistant",
+        "content": [{"type": "text", "text": "The report is short."}], "stop_reason": "end_turn",
+        "usage": {"input_tokens": 10, "output_tokens": 5}});
+    let server = support::provider::Provider::start("/v1/messages", [support::provider::ok(reply)]).await;
+    let base = server.base_url.clone();
+    let work = support::scratch("provider-anthropic");
+    let exe = example("file_agent");
+    let out = tokio::task::spawn_blocking(move || {
+        run_with(
+            Command::new(exe)
+                .args(["--provider", "anthropic", "What is in report.md?"])
+                .env("TOOLKIT_FILE_AGENT_DIR", work)
+                .env("ANTHROPIC_API_KEY", "test-key")
+                .env("ANTHROPIC_BASE_URL", base)
+                .env_remove("OPENAI_API_KEY"),
+            "file_agent",
+        )
+    })
+    .await
+    .unwrap();
+    assert!(out.contains("/v1/messages (from ANTHROPIC_API_KEY"), "{out}");
+    assert!(out.contains("The report is short."), "{out}");
+    let sent = &server.received()[0];
+    assert_eq!(sent.headers["x-api-key"], "test-key");
+    let question = &sent.body["messages"][0]["content"][0]["text"];
+    assert_eq!(question, "What is in report.md?", "the flag and its value are not part of the question");
+}
+
+/// `streaming` prints the answer as it arrives, offline, from the scripted model.
+#[test]
+fn streaming_prints_the_answer_in_pieces() {
+    let out = run_with(Command::new(example("streaming")).env_remove("OPENAI_API_KEY"), "streaming");
+    assert!(out.contains("   → add {\"a\": 1234, \"b\": 5678}"), "{out}");
+    assert!(out.contains("   ← add [ok] 6912"), "{out}");
+    assert!(out.contains("1234 plus 5678 is 6912."), "{out}");
+    let deltas: usize = out
+        .lines()
+        .find_map(|l| l.strip_prefix("── done: ")?.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(deltas > 10, "the answer came a word at a time: {out}");
+}

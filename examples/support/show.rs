@@ -7,33 +7,88 @@ use std::sync::Arc;
 
 use toolkit::CallRecord;
 use toolkit::agent::AgentEvent;
-use toolkit::model::{Model, ModelError, OpenAiCompatible, ScriptedModel};
+use toolkit::model::{Anthropic, Gemini, Model, ModelError, OpenAiCompatible, OpenAiResponses, ScriptedModel};
 
-/// A real model when `OPENAI_API_KEY` is set and `--offline` is not given. Says which
-/// model the example uses on stdout.
-pub fn real_model() -> Result<Option<OpenAiCompatible>, ModelError> {
+/// The provider `--provider NAME` (or `--provider=NAME`) names: `openai` (the default),
+/// `responses`, `anthropic` or `gemini`; with the variable its key comes from.
+fn provider() -> (String, &'static str) {
+    let args: Vec<String> = std::env::args().collect();
+    let name = args
+        .iter()
+        .position(|a| a == "--provider")
+        .and_then(|i| args.get(i + 1).cloned())
+        .or_else(|| args.iter().find_map(|a| a.strip_prefix("--provider=").map(str::to_string)))
+        .unwrap_or_else(|| "openai".to_string());
+    let variable = match name.as_str() {
+        "anthropic" => "ANTHROPIC_API_KEY",
+        "gemini" => "GEMINI_API_KEY",
+        _ => "OPENAI_API_KEY",
+    };
+    (name, variable)
+}
+
+/// A real model when the chosen provider's key is set (`--provider
+/// openai|responses|anthropic|gemini`, default `openai`: `OPENAI_API_KEY`,
+/// `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`) and `--offline` is not given. Says which model
+/// the example uses on stdout.
+pub fn real_model() -> Result<Option<Arc<dyn Model>>, ModelError> {
     let offline = std::env::args().any(|a| a == "--offline");
-    if !offline && std::env::var("OPENAI_API_KEY").is_ok_and(|k| !k.trim().is_empty()) {
-        let model = OpenAiCompatible::from_env()?;
-        println!("model: {} at {} (from OPENAI_API_KEY; pass --offline for the script)\n", model.model(), model.url());
-        Ok(Some(model))
-    } else {
-        println!("model: scripted, offline (set OPENAI_API_KEY to use a real model)\n");
-        Ok(None)
+    let (name, variable) = provider();
+    if offline || !std::env::var(variable).is_ok_and(|k| !k.trim().is_empty()) {
+        println!(
+            "model: scripted, offline (set {variable} to use a real model; --provider openai|responses|anthropic|gemini)\n"
+        );
+        return Ok(None);
     }
+    let (model, url): (Arc<dyn Model>, String) = match name.as_str() {
+        "anthropic" => {
+            let m = Anthropic::from_env()?;
+            let url = m.url().to_string();
+            (Arc::new(m), url)
+        }
+        "gemini" => {
+            let m = Gemini::from_env()?;
+            let url = m.url().to_string();
+            (Arc::new(m), url)
+        }
+        "responses" => {
+            let m = OpenAiResponses::from_env()?;
+            let url = m.url().to_string();
+            (Arc::new(m), url)
+        }
+        "openai" => {
+            let m = OpenAiCompatible::from_env()?;
+            let url = m.url().to_string();
+            (Arc::new(m), url)
+        }
+        other => {
+            let message = format!("unknown provider `{other}`: use openai, responses, anthropic or gemini");
+            return Err(ModelError::Other(message.into()));
+        }
+    };
+    println!("model: {} at {url} (from {variable}; pass --offline for the script)\n", model.name());
+    Ok(Some(model))
 }
 
 /// The real model if there is one, else the script.
 pub fn pick_model(script: ScriptedModel) -> Result<Arc<dyn Model>, ModelError> {
     Ok(match real_model()? {
-        Some(model) => Arc::new(model),
+        Some(model) => model,
         None => Arc::new(script),
     })
 }
 
 /// The question given on the command line (its words, flags aside), if any.
 pub fn asked() -> Option<String> {
-    let words: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let mut words = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--provider" {
+            args.next();
+        } else if !arg.starts_with("--") {
+            words.push(arg);
+        }
+    }
     (!words.is_empty()).then(|| words.join(" "))
 }
 
