@@ -3,7 +3,8 @@
 //! provider's wire format (the shapes of each API reference), all through the same
 //! `Agent` and the same tools. A text answer, a single tool call, parallel tool calls,
 //! a typed final answer (asked for natively), a rate-limit retry, and streaming: text in
-//! pieces, a call whose arguments come in fragments, and a cut stream.
+//! pieces, a call whose arguments come in fragments, a cut stream and an error
+//! mid-stream; and a missing key named.
 
 mod support;
 
@@ -13,7 +14,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use support::provider::{Canned, Provider, ok, status};
 use toolkit::agent::Agent;
-use toolkit::model::{Anthropic, Gemini, Model, OpenAiCompatible, OpenAiResponses};
+use toolkit::model::{Anthropic, Gemini, Model, ModelError, OpenAiCompatible, OpenAiResponses};
 use toolkit::prelude::*;
 
 /// Add two integers.
@@ -63,6 +64,10 @@ trait Dialect {
     fn sse_text(pieces: &[&str]) -> String;
     /// A streamed reply with one call whose arguments come in these fragments.
     fn sse_call(id: &str, name: &str, fragments: &[&str]) -> String;
+    /// A stream that starts a text, then reports an error, the provider's way.
+    fn sse_error(message: &str) -> String;
+    /// The client built with no key anywhere (the key variable pointed at an unset one).
+    fn without_key() -> ModelError;
     /// The body of a 429.
     fn rate_limited() -> Value {
         json!({"error": {"message": "Rate limit reached", "type": "rate_limit_error"}})
@@ -106,6 +111,15 @@ impl Dialect for Chat {
         );
         events.push(json!({"object": "chat.completion.chunk", "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}}));
         data_lines(&events) + "data: [DONE]\n\n"
+    }
+    fn sse_error(message: &str) -> String {
+        data_lines(&[
+            json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "par"}}]}),
+            json!({"error": {"message": message, "type": "server_error"}}),
+        ])
+    }
+    fn without_key() -> ModelError {
+        OpenAiCompatible::builder().key_variable("TOOLKIT_TEST_UNSET_KEY").build().unwrap_err()
     }
     fn sse_call(id: &str, name: &str, fragments: &[&str]) -> String {
         let mut events =
@@ -166,6 +180,18 @@ impl Dialect for Responses {
         let whole = Self::text(&pieces.concat());
         events.push(("response.completed", json!({"type": "response.completed", "response": whole})));
         named_events(&events)
+    }
+    fn sse_error(message: &str) -> String {
+        named_events(&[
+            (
+                "response.output_text.delta",
+                json!({"type": "response.output_text.delta", "output_index": 0, "delta": "par"}),
+            ),
+            ("error", json!({"type": "error", "code": "server_error", "message": message})),
+        ])
+    }
+    fn without_key() -> ModelError {
+        OpenAiResponses::builder().key_variable("TOOLKIT_TEST_UNSET_KEY").build().unwrap_err()
     }
     fn sse_call(id: &str, name: &str, fragments: &[&str]) -> String {
         let mut events = vec![(
@@ -248,6 +274,26 @@ impl Dialect for Claude {
         events.push(("message_stop", json!({"type": "message_stop"})));
         named_events(&events)
     }
+    fn sse_error(message: &str) -> String {
+        named_events(&[
+            (
+                "message_start",
+                json!({"type": "message_start", "message": {"id": "msg_1", "usage": {"input_tokens": 1}}}),
+            ),
+            (
+                "content_block_start",
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "par"}}),
+            ),
+            ("error", json!({"type": "error", "error": {"type": "overloaded_error", "message": message}})),
+        ])
+    }
+    fn without_key() -> ModelError {
+        Anthropic::builder().key_variable("TOOLKIT_TEST_UNSET_KEY").build().unwrap_err()
+    }
     fn sse_call(id: &str, name: &str, fragments: &[&str]) -> String {
         let mut events = vec![
             (
@@ -321,6 +367,15 @@ impl Dialect for Google {
                            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 2}}),
         );
         data_lines(&events)
+    }
+    fn sse_error(message: &str) -> String {
+        data_lines(&[
+            json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "par"}]}}]}),
+            json!({"error": {"code": 503, "message": message, "status": "UNAVAILABLE"}}),
+        ])
+    }
+    fn without_key() -> ModelError {
+        Gemini::builder().key_variable("TOOLKIT_TEST_UNSET_KEY").build().unwrap_err()
     }
     fn sse_call(id: &str, name: &str, fragments: &[&str]) -> String {
         let args: Value = serde_json::from_str(&fragments.concat()).unwrap();
@@ -410,6 +465,25 @@ async fn a_cut_stream_is_an_error<D: Dialect>() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+async fn an_error_mid_stream_ends_the_run_with_the_servers_words<D: Dialect>() {
+    let events = stream_run::<D>(vec![sse(D::sse_error("the model is overloaded"))]).await;
+    match finished(&events) {
+        Err(toolkit::agent::AgentError::Model {
+            source: toolkit::model::ModelError::MalformedResponse { message },
+            ..
+        }) => {
+            assert!(message.contains("the model is overloaded"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+fn a_missing_key_names_its_variable<D: Dialect>() {
+    let e = D::without_key();
+    assert!(matches!(e, ModelError::MissingKey { .. }), "{e:?}");
+    assert!(e.to_string().contains("TOOLKIT_TEST_UNSET_KEY"), "{e}");
 }
 
 async fn run<D: Dialect>(replies: Vec<Canned>, input: &str) -> (toolkit::agent::AgentRun, Vec<Value>) {
@@ -523,6 +597,16 @@ macro_rules! scenarios {
             #[tokio::test]
             async fn a_cut_stream_is_an_error() {
                 super::a_cut_stream_is_an_error::<$dialect>().await;
+            }
+
+            #[tokio::test]
+            async fn an_error_mid_stream_ends_the_run_with_the_servers_words() {
+                super::an_error_mid_stream_ends_the_run_with_the_servers_words::<$dialect>().await;
+            }
+
+            #[test]
+            fn a_missing_key_names_its_variable() {
+                super::a_missing_key_names_its_variable::<$dialect>();
             }
 
             #[tokio::test]
