@@ -461,6 +461,25 @@ mod tests {
     }
 
     #[test]
+    fn tool_choice_becomes_the_function_calling_mode() {
+        let spec =
+            crate::ToolSpec::new("add", "Add.", json!({"type": "object", "properties": {"a": {"type": "integer"}}}));
+        let specs = [&spec];
+        let messages = [Message::user("hi")];
+        for (choice, config) in [
+            (ToolChoice::Auto, json!({"mode": "AUTO"})),
+            (ToolChoice::None, json!({"mode": "NONE"})),
+            (ToolChoice::Required, json!({"mode": "ANY"})),
+            (ToolChoice::Tool("add".into()), json!({"mode": "ANY", "allowedFunctionNames": ["add"]})),
+        ] {
+            let body = body(&ModelRequest::new(&messages, &specs).tool_choice(&choice));
+            assert_eq!(body["toolConfig"]["functionCallingConfig"], config, "{choice:?}");
+            assert_eq!(body["tools"][0]["functionDeclarations"][0]["name"], "add");
+        }
+        assert!(body(&ModelRequest::new(&messages, &[])).get("toolConfig").is_none());
+    }
+
+    #[test]
     fn replies_map_parts_reasons_and_blocked_prompts() {
         let reply = parse_reply(
             r#"{"candidates":[{"content":{"role":"model","parts":[

@@ -432,6 +432,27 @@ mod tests {
     }
 
     #[test]
+    fn tools_go_strict_when_asked_with_the_choice_in_responses_shape() {
+        let spec = crate::ToolSpec::new(
+            "add",
+            "Add.",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"], "additionalProperties": false}),
+        );
+        let specs = [&spec];
+        let messages = [Message::user("hi")];
+        let choice = ToolChoice::Tool("add".into());
+        let request = ModelRequest::new(&messages, &specs).tool_choice(&choice).parallel_tool_calls(false).strict(true);
+        let body = body("m", &request);
+        assert_eq!(body["tools"][0]["strict"], true);
+        assert_eq!(body["tools"][0]["name"], "add");
+        assert_eq!(body["tool_choice"], json!({"type": "function", "name": "add"}));
+        assert_eq!(body["parallel_tool_calls"], false);
+        let plain = super::body("m", &ModelRequest::new(&messages, &specs));
+        assert_eq!(plain["tools"][0]["strict"], false);
+        assert_eq!(plain["tool_choice"], "auto");
+    }
+
+    #[test]
     fn replies_map_items_and_incomplete_reasons() {
         let reply = parse_reply(
             r#"{"id":"resp_1","object":"response","status":"completed","output":[
