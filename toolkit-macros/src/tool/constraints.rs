@@ -5,8 +5,8 @@ use proc_macro2::{Delimiter, Group, TokenStream};
 use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 
-use super::expand::located_at;
 use super::param::Arg;
+use super::syntax::located_at;
 
 /// The runtime checks of `minimum`, `maximum`, `one_of`, `min_length`, `max_length`,
 /// `pattern`, `format` (which checks only the formats it knows; see the runtime's

@@ -1,6 +1,6 @@
 //! Code generation for one tool. Infallible: every rule was checked by `model`.
 
-use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::Attribute;
 use syn::spanned::Spanned;
@@ -8,6 +8,7 @@ use syn::spanned::Spanned;
 use super::args::{args_struct, default_fn_ident};
 use super::model::{OutputKind, Site, ToolModel};
 use super::param::ParamKind;
+use super::syntax::{cfg_attrs, located_at};
 
 /// The companion items of a tool: argument struct, handle, `Tool` impl (and for a
 /// method, the accessor `toolbox!` uses). Each carries the function's `#[cfg]`s.
@@ -16,31 +17,6 @@ pub fn companions(m: &ToolModel) -> TokenStream {
     let handle = handle(m);
     let tool_impl = tool_impl(m);
     quote! { #args #handle #tool_impl }
-}
-
-/// Moves every token to `span`'s location, keeping its hygiene: a trait-bound failure
-/// inside a hidden check is then reported at the user's token (a parameter's type, the
-/// return type) instead of at `#[tool]`.
-pub fn located_at(tokens: TokenStream, span: Span) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|token| match token {
-            TokenTree::Group(g) => {
-                let mut moved = Group::new(g.delimiter(), located_at(g.stream(), span));
-                moved.set_span(g.span().located_at(span));
-                TokenTree::Group(moved)
-            }
-            mut other => {
-                other.set_span(other.span().located_at(span));
-                other
-            }
-        })
-        .collect()
-}
-
-/// `#[cfg(...)]` attributes to repeat on a generated item.
-pub fn cfg_attrs(cfgs: &[Attribute]) -> TokenStream {
-    quote!(#(#cfgs)*)
 }
 
 /// The handle of a free tool: a braced struct named like the function (types and
@@ -100,7 +76,7 @@ fn method_handle(
     declared: TokenStream,
     construct: TokenStream,
 ) -> TokenStream {
-    let accessor = format_ident!("__toolkit_tool_{}", super::model::unraw(fn_ident));
+    let accessor = format_ident!("__toolkit_tool_{}", super::syntax::unraw(fn_ident));
     quote! {
         #cfg
         #[doc(hidden)]
@@ -475,8 +451,8 @@ fn encode_args(m: &ToolModel) -> TokenStream {
 /// listing it in `toolbox!` then reports "this method is not a tool" at the method's
 /// name instead of "no method named `__toolkit_tool_...`".
 pub fn unmarked_method(krate: &TokenStream, self_ty: &syn::Type, method: &syn::ImplItemFn) -> TokenStream {
-    let accessor = format_ident!("__toolkit_tool_{}", super::model::unraw(&method.sig.ident));
-    let (vis, cfg) = (&method.vis, cfg_attrs(&super::model::cfgs(&method.attrs)));
+    let accessor = format_ident!("__toolkit_tool_{}", super::syntax::unraw(&method.sig.ident));
+    let (vis, cfg) = (&method.vis, cfg_attrs(&super::syntax::cfgs(&method.attrs)));
     quote! {
         #cfg
         #[allow(non_snake_case)]

@@ -6,13 +6,13 @@ mod expand;
 mod model;
 mod param;
 mod parse;
+mod syntax;
 
-pub use expand::{companions, located_at, placeholder, unmarked_method};
-pub use model::{
-    NameProblem, Site, build, cfgs, check_name, checked_name, last_segment, parse_timeout, type_args, unraw,
-};
+pub use expand::{companions, placeholder, unmarked_method};
+pub use model::{NameProblem, Site, build, check_name, checked_name, parse_timeout};
 pub use param::clean_signature;
 pub use parse::{RawExpr, ToolOptions, explain};
+pub use syntax::{cfgs, last_segment, located_at, type_args, unraw};
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::quote;

@@ -4,12 +4,11 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
 use syn::spanned::Spanned;
-use syn::{
-    Attribute, FnArg, GenericArgument, GenericParam, Ident, PathArguments, ReturnType, Signature, Type, Visibility,
-};
+use syn::{Attribute, FnArg, GenericParam, Ident, ReturnType, Signature, Type, Visibility};
 
 use super::param::{Param, ParamKind, param_model};
 use super::parse::ToolOptions;
+use super::syntax::{cfgs, last_segment, type_args, unraw};
 use crate::docs::{self, Docs};
 use crate::errors::Errors;
 
@@ -59,11 +58,6 @@ pub enum OutputKind {
     Text,
     Json(Type),
     Result { ok: Box<OutputKind>, err: Option<Type> },
-}
-
-/// The `#[cfg(...)]` attributes among `attrs`.
-pub fn cfgs(attrs: &[Attribute]) -> Vec<Attribute> {
-    attrs.iter().filter(|a| a.path().is_ident("cfg")).cloned().collect()
 }
 
 /// What breaks the name rule `^[a-zA-Z0-9_-]{1,64}$` (accepted by every provider), which
@@ -138,11 +132,6 @@ pub fn parse_timeout(text: &str) -> Option<u64> {
     (ms.is_finite() && ms >= 1.0 && ms <= u64::MAX as f64).then_some(ms.round() as u64)
 }
 
-pub fn unraw(ident: &Ident) -> String {
-    let s = ident.to_string();
-    s.strip_prefix("r#").map(str::to_string).unwrap_or(s)
-}
-
 /// `get_weather` → `GetWeather`.
 pub fn camel(s: &str) -> String {
     s.split('_')
@@ -152,29 +141,6 @@ pub fn camel(s: &str) -> String {
             c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
         })
         .collect()
-}
-
-pub fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
-    match ty {
-        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
-        Type::Group(g) => last_segment(&g.elem),
-        Type::Paren(p) => last_segment(&p.elem),
-        _ => None,
-    }
-}
-
-pub fn type_args(seg: &syn::PathSegment) -> Vec<&Type> {
-    match &seg.arguments {
-        PathArguments::AngleBracketed(a) => a
-            .args
-            .iter()
-            .filter_map(|g| match g {
-                GenericArgument::Type(t) => Some(t),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
 }
 
 /// The success type as the `Tool` impl can name it: every lifetime `'static` (the

@@ -8,8 +8,8 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, GenericArgument, Ident, LitInt, LitStr, Pat, PathArguments, Signature, Token, Type};
 
-use super::model::{cfgs, last_segment, type_args, unraw};
 use super::parse::{ArgOptions, RawExpr};
+use super::syntax::{cfgs, last_segment, type_args, unraw};
 use crate::docs::{self, Docs};
 use crate::errors::Errors;
 
