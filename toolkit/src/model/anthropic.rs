@@ -21,7 +21,6 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde::Deserialize;
@@ -141,60 +140,17 @@ impl fmt::Debug for Anthropic {
 }
 
 impl AnthropicBuilder {
-    /// The API's base URL (default: `ANTHROPIC_BASE_URL`, else Anthropic's).
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.settings.base_url = Some(url.into());
-        self
-    }
-
-    /// The API key (default: from `ANTHROPIC_API_KEY`).
-    pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.settings.api_key = Some(key.into());
-        self
-    }
-
-    /// Reads the key from this environment variable instead of `ANTHROPIC_API_KEY`.
-    pub fn key_variable(mut self, variable: &'static str) -> Self {
-        self.settings.key_variable = Some(variable);
-        self
-    }
-
-    /// The model (default: `TOOLKIT_MODEL`, else `claude-sonnet-4-5`).
-    pub fn model(mut self, model: impl Into<String>) -> Self {
-        self.settings.model = Some(model.into());
-        self
-    }
+    super::http::builder_setters!(
+        key: "ANTHROPIC_API_KEY",
+        base: "ANTHROPIC_BASE_URL",
+        base_default: "https://api.anthropic.com",
+        model_default: "claude-sonnet-4-5"
+    );
 
     /// The most tokens one reply may have (`max_tokens`, which the API requires;
     /// default 4096).
     pub fn max_tokens(mut self, max_tokens: u32) -> Self {
         self.max_tokens = Some(max_tokens);
-        self
-    }
-
-    /// How long one request may take, response body included (default 60 s).
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.settings.timeout = Some(timeout);
-        self
-    }
-
-    /// How long connecting may take (default 10 s).
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.settings.connect_timeout = Some(timeout);
-        self
-    }
-
-    /// How many times a 429 or 5xx is retried (default 3).
-    pub fn max_retries(mut self, retries: u32) -> Self {
-        self.settings.max_retries = Some(retries);
-        self
-    }
-
-    /// The first retry's backoff (default 500 ms) and the most any backoff may be
-    /// (default 20 s); each retry doubles it, with jitter.
-    pub fn backoff(mut self, first: Duration, max: Duration) -> Self {
-        self.settings.backoff = Some(first);
-        self.settings.max_backoff = Some(max);
         self
     }
 

@@ -20,7 +20,6 @@
 //! `responseMimeType: application/json` with `responseJsonSchema`.
 
 use std::fmt;
-use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde::Deserialize;
@@ -125,50 +124,12 @@ impl fmt::Debug for Gemini {
 }
 
 impl GeminiBuilder {
-    /// The API's base URL, up to the version (default: `GEMINI_BASE_URL`, else
-    /// `https://generativelanguage.googleapis.com/v1beta`).
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.settings.base_url = Some(url.into());
-        self
-    }
-
-    /// The API key (default: from `GEMINI_API_KEY`).
-    pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.settings.api_key = Some(key.into());
-        self
-    }
-
-    /// Reads the key from this environment variable instead of `GEMINI_API_KEY`.
-    pub fn key_variable(mut self, variable: &'static str) -> Self {
-        self.settings.key_variable = Some(variable);
-        self
-    }
-
-    /// The model (default: `TOOLKIT_MODEL`, else `gemini-2.5-flash`).
-    pub fn model(mut self, model: impl Into<String>) -> Self {
-        self.settings.model = Some(model.into());
-        self
-    }
-
-    /// How long one request may take, response body included (default 60 s).
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.settings.timeout = Some(timeout);
-        self
-    }
-
-    /// How many times a 429 or 5xx is retried (default 3).
-    pub fn max_retries(mut self, retries: u32) -> Self {
-        self.settings.max_retries = Some(retries);
-        self
-    }
-
-    /// The first retry's backoff (default 500 ms) and the most any backoff may be
-    /// (default 20 s); each retry doubles it, with jitter.
-    pub fn backoff(mut self, first: Duration, max: Duration) -> Self {
-        self.settings.backoff = Some(first);
-        self.settings.max_backoff = Some(max);
-        self
-    }
+    super::http::builder_setters!(
+        key: "GEMINI_API_KEY",
+        base: "GEMINI_BASE_URL",
+        base_default: "https://generativelanguage.googleapis.com/v1beta",
+        model_default: "gemini-2.5-flash"
+    );
 
     /// The client, or [`ModelError::MissingKey`] naming the variable to set.
     pub fn build(self) -> Result<Gemini, ModelError> {

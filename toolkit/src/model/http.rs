@@ -58,6 +58,63 @@ pub(crate) struct Settings {
     pub(crate) max_backoff: Option<Duration>,
 }
 
+/// The setters every HTTP client's builder shares (over its `settings: Settings`),
+/// documented with that client's variables and defaults.
+macro_rules! builder_setters {
+    (key: $key:literal, base: $base:literal, base_default: $base_default:literal, model_default: $model:literal) => {
+        #[doc = concat!("The API's base URL (default: `", $base, "`, else `", $base_default, "`).")]
+        pub fn base_url(mut self, url: impl Into<String>) -> Self {
+            self.settings.base_url = Some(url.into());
+            self
+        }
+
+        #[doc = concat!("The API key (default: from `", $key, "`).")]
+        pub fn api_key(mut self, key: impl Into<String>) -> Self {
+            self.settings.api_key = Some(key.into());
+            self
+        }
+
+        #[doc = concat!("Reads the key from this environment variable instead of `", $key, "`.")]
+        pub fn key_variable(mut self, variable: &'static str) -> Self {
+            self.settings.key_variable = Some(variable);
+            self
+        }
+
+        #[doc = concat!("The model (default: `TOOLKIT_MODEL`, else `", $model, "`).")]
+        pub fn model(mut self, model: impl Into<String>) -> Self {
+            self.settings.model = Some(model.into());
+            self
+        }
+
+        /// How long one request may take, response body included (default 60 s).
+        pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.settings.timeout = Some(timeout);
+            self
+        }
+
+        /// How long connecting may take (default 10 s).
+        pub fn connect_timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.settings.connect_timeout = Some(timeout);
+            self
+        }
+
+        /// How many times a 429 or 5xx is retried (default 3).
+        pub fn max_retries(mut self, retries: u32) -> Self {
+            self.settings.max_retries = Some(retries);
+            self
+        }
+
+        /// The first retry's backoff (default 500 ms) and the most any backoff may be
+        /// (default 20 s); each retry doubles it, with jitter.
+        pub fn backoff(mut self, first: std::time::Duration, max: std::time::Duration) -> Self {
+            self.settings.backoff = Some(first);
+            self.settings.max_backoff = Some(max);
+            self
+        }
+    };
+}
+pub(crate) use builder_setters;
+
 /// Where a client's settings come from when the builder leaves them unset.
 pub(crate) struct Defaults {
     pub(crate) key_variable: &'static str,

@@ -17,7 +17,6 @@
 //! [`FinishReason::Length`] and `content_filter` to [`FinishReason::ContentFilter`].
 
 use std::fmt;
-use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde::Deserialize;
@@ -115,49 +114,12 @@ impl fmt::Debug for OpenAiResponses {
 }
 
 impl OpenAiResponsesBuilder {
-    /// The API's base URL (default: `OPENAI_BASE_URL`, else OpenAI's).
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.settings.base_url = Some(url.into());
-        self
-    }
-
-    /// The API key (default: from `OPENAI_API_KEY`).
-    pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.settings.api_key = Some(key.into());
-        self
-    }
-
-    /// Reads the key from this environment variable instead of `OPENAI_API_KEY`.
-    pub fn key_variable(mut self, variable: &'static str) -> Self {
-        self.settings.key_variable = Some(variable);
-        self
-    }
-
-    /// The model (default: `TOOLKIT_MODEL`, else `gpt-4o-mini`).
-    pub fn model(mut self, model: impl Into<String>) -> Self {
-        self.settings.model = Some(model.into());
-        self
-    }
-
-    /// How long one request may take, response body included (default 60 s).
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.settings.timeout = Some(timeout);
-        self
-    }
-
-    /// How many times a 429 or 5xx is retried (default 3).
-    pub fn max_retries(mut self, retries: u32) -> Self {
-        self.settings.max_retries = Some(retries);
-        self
-    }
-
-    /// The first retry's backoff (default 500 ms) and the most any backoff may be
-    /// (default 20 s); each retry doubles it, with jitter.
-    pub fn backoff(mut self, first: Duration, max: Duration) -> Self {
-        self.settings.backoff = Some(first);
-        self.settings.max_backoff = Some(max);
-        self
-    }
+    super::http::builder_setters!(
+        key: "OPENAI_API_KEY",
+        base: "OPENAI_BASE_URL",
+        base_default: "https://api.openai.com/v1",
+        model_default: "gpt-4o-mini"
+    );
 
     /// The client, or [`ModelError::MissingKey`] naming the variable to set.
     pub fn build(self) -> Result<OpenAiResponses, ModelError> {
