@@ -80,8 +80,8 @@ pub struct ToolSpec {
     /// (`{location: string, unit?: "celsius" | "fahrenheit"}`).
     pub expected: String,
     /// When the schema closes an object below the root: the check for unknown nested
-    /// keys (serde drops them in the parameters' own types), compiled once.
-    pub(crate) key_check: Option<std::sync::Arc<crate::exec::unknown::KeyCheck>>,
+    /// keys (serde drops them in the parameters' own types), compiled at first use.
+    pub(crate) key_check: crate::exec::unknown::LazyKeyCheck,
 }
 
 impl ToolSpec {
@@ -89,7 +89,6 @@ impl ToolSpec {
     /// else off. `expected` is rendered from the schema.
     pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
         let expected = crate::schema::render::render_expected(&input_schema);
-        let key_check = crate::exec::unknown::KeyCheck::compile(&input_schema).map(std::sync::Arc::new);
         ToolSpec {
             name: name.into(),
             title: None,
@@ -100,7 +99,7 @@ impl ToolSpec {
             timeout: None,
             strict: false,
             expected,
-            key_check,
+            key_check: Default::default(),
         }
     }
 

@@ -27,7 +27,7 @@ pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
     let raw = precheck(raw, spec, limits)?;
     match serde_json::from_str::<A>(raw) {
         Ok(args) => {
-            if let Some(check) = &spec.key_check {
+            if let Some(check) = spec.key_check.get(&spec.input_schema) {
                 nested_unknown(check, raw, spec)?;
             }
             match args.validate() {
@@ -40,7 +40,7 @@ pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
             // optional fields nullable): read that as absent, then try again.
             Some(fixed) => match serde_json::from_str::<A>(&fixed) {
                 Ok(args) => {
-                    if let Some(check) = &spec.key_check {
+                    if let Some(check) = spec.key_check.get(&spec.input_schema) {
                         nested_unknown(check, &fixed, spec)?;
                     }
                     match args.validate() {

@@ -30,6 +30,25 @@ pub(crate) struct Unknown {
     pub(crate) field: String,
 }
 
+/// A spec's [`KeyCheck`], compiled on the first parse that needs it (never for tools
+/// that parse into a JSON object: run-time and imported tools). Equal whatever it holds,
+/// so that comparing specs compares what they say.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct LazyKeyCheck(std::sync::OnceLock<Option<std::sync::Arc<KeyCheck>>>);
+
+impl PartialEq for LazyKeyCheck {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl LazyKeyCheck {
+    /// The check for `schema`, compiled the first time.
+    pub(crate) fn get(&self, schema: &Value) -> Option<&KeyCheck> {
+        self.0.get_or_init(|| KeyCheck::compile(schema).map(std::sync::Arc::new)).as_deref()
+    }
+}
+
 /// A schema compiled for finding unknown keys: node 0 is the root.
 #[derive(Debug, PartialEq)]
 pub(crate) struct KeyCheck {

@@ -7,7 +7,7 @@
 //! | `Message::Assistant` | an assistant message for its text, then one `function_call` item per call |
 //! | `Message::Tool` | a `function_call_output` item (`call_id`, `output`) |
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `tool_choice` `auto` / `none` / `required` / `{"type": "function", "name"}` |
-//! | tools | [`Target::OpenAiResponses`] exports (`strict` per tool, or for all when the request asks) |
+//! | tools | [`Target::OpenAiResponses`](crate::Target::OpenAiResponses) exports (`strict` per tool, or for all when the request asks) |
 //!
 //! Requests are sent with `store: false`: the conversation is toolkit's, sent whole each
 //! turn, and nothing is kept on the provider's side. The reply's `output` items become
@@ -28,7 +28,7 @@ use super::http::{Auth, Defaults, Settings, Transport, head, unique};
 use super::sse::{self, Chunks};
 use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
 use super::{ModelEvent, ModelStream};
-use crate::{Target, ToolCall};
+use crate::ToolCall;
 
 const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 const DEFAULT_MODEL: &str = "gpt-4o-mini";
@@ -164,19 +164,7 @@ fn body(model: &str, request: &ModelRequest<'_>) -> Value {
     }
     body.insert("input".into(), Value::Array(input));
     if !request.tools.is_empty() {
-        let tools = request
-            .tools
-            .iter()
-            .map(|spec| {
-                if request.strict {
-                    let mut strict = (*spec).clone();
-                    strict.strict = true;
-                    strict.export(Target::OpenAiResponses)
-                } else {
-                    spec.export(Target::OpenAiResponses)
-                }
-            })
-            .collect();
+        let tools = request.tools.iter().map(|spec| spec.openai_responses_strict(request.strict)).collect();
         body.insert("tools".into(), Value::Array(tools));
         let choice = match request.tool_choice {
             ToolChoice::Auto => json!("auto"),

@@ -91,6 +91,11 @@ impl ToolSpec {
         json!({ "type": "function", "function": function })
     }
 
+    /// The Responses shape, strict when asked and the schema can be.
+    pub(crate) fn openai_responses_strict(&self, strict: bool) -> Value {
+        self.openai_responses((strict || self.strict) && self.strict_representable())
+    }
+
     fn openai_responses(&self, strict: bool) -> Value {
         json!({
             "type": "function",
