@@ -173,12 +173,8 @@ impl Strict<'_> {
         if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
             return self.reference(reference, map);
         }
-        if let Some(Value::Array(all)) = map.get("allOf")
-            && let [only] = all.as_slice()
-        {
-            let mut rest = map.clone();
-            rest.shift_remove("allOf");
-            return self.node(&refs::overlay(only, &rest));
+        if let Some(merged) = refs::lone_all_of(map) {
+            return self.node(&merged);
         }
         let mut out = Map::new();
         for (key, value) in map {

@@ -69,6 +69,17 @@ pub(crate) fn collect_refs(schema: &Value, into: &mut Vec<String>) {
     }
 }
 
+/// A schema whose `allOf` has exactly one member, read as that member with the
+/// schema's other keywords laid over it ([`overlay`]); `None` otherwise. How every
+/// export reads a lone `allOf` (schemars' way of putting keywords beside a reference).
+pub(crate) fn lone_all_of(map: &Map<String, Value>) -> Option<Value> {
+    let Some(Value::Array(all)) = map.get("allOf") else { return None };
+    let [only] = all.as_slice() else { return None };
+    let mut rest = map.clone();
+    rest.shift_remove("allOf");
+    Some(overlay(only, &rest))
+}
+
 /// A reference's definition with the reference's siblings laid over it: annotations
 /// (`description`, `default`, ...) from the use site win; other siblings only fill in
 /// what the definition lacks, so they can never loosen it.
@@ -139,5 +150,14 @@ mod tests {
         let site = json!({"$ref": "#/$defs/Unit", "description": "Which unit.", "default": "c", "type": "integer"});
         let merged = overlay(&def, site.as_object().unwrap());
         assert_eq!(merged, json!({"type": "string", "enum": ["c", "f"], "description": "Which unit.", "default": "c"}));
+    }
+
+    #[test]
+    fn a_lone_all_of_is_its_member_under_the_sites_keywords() {
+        let site = json!({"allOf": [{"type": "string", "description": "Inner."}], "description": "Outer."});
+        assert_eq!(lone_all_of(site.as_object().unwrap()), Some(json!({"type": "string", "description": "Outer."})));
+        let two = json!({"allOf": [{"type": "string"}, {"minLength": 1}]});
+        assert_eq!(lone_all_of(two.as_object().unwrap()), None);
+        assert_eq!(lone_all_of(json!({"type": "string"}).as_object().unwrap()), None);
     }
 }

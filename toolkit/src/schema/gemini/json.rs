@@ -68,12 +68,8 @@ const JSON_SCHEMA_KEPT: &[&str] = &[
 pub(crate) fn json_schema(schema: &Value) -> Value {
     match schema {
         Value::Object(map) => {
-            if let Some(Value::Array(all)) = map.get("allOf")
-                && let [only] = all.as_slice()
-            {
-                let mut rest = map.clone();
-                rest.shift_remove("allOf");
-                return json_schema(&refs::overlay(only, &rest));
+            if let Some(merged) = refs::lone_all_of(map) {
+                return json_schema(&merged);
             }
             let mut out = Map::new();
             let mut words = Vec::new();
