@@ -34,20 +34,6 @@ const KEPT: &[&str] = &[
 /// The `format` values strict mode accepts.
 const FORMATS: &[&str] = &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
 
-/// Keywords with meaning that strict mode rejects and the transform drops.
-const UNSUPPORTED: &[&str] = &[
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "dependentRequired",
-    "patternProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "contains",
-];
-
 const MAX_DEPTH: usize = 10;
 const MAX_PROPERTIES: usize = 5_000;
 const MAX_ENUM_VALUES: usize = 1_000;
@@ -118,12 +104,7 @@ fn site_problems(site: &Site<'_>, found: &mut Vec<Problem>) {
     if map.contains_key("prefixItems") {
         found.push(problem(site.path, TUPLE.into()));
     }
-    for keyword in UNSUPPORTED.iter().filter(|k| map.contains_key(**k)) {
-        let rule = format!(
-            "`{keyword}`; OpenAI strict mode does not take it, so it is dropped and the model is not told that rule"
-        );
-        found.push(problem(site.path, rule));
-    }
+    walk::dropped_rules(map, site.path, walk::CONDITIONAL.iter().copied(), "OpenAI strict mode", found);
 }
 
 /// Sizes of a schema as written (each definition counted once), for the limits.

@@ -18,6 +18,41 @@ pub(crate) struct Problem {
     pub(crate) rule: String,
 }
 
+/// Keywords that state a rule by conditions or over parts of a value (`not`,
+/// `if`/`then`/`else`, dependencies, `patternProperties`, `unevaluated*`, `contains`):
+/// no provider's reduced schema takes them, so every export that reduces drops them.
+pub(crate) const CONDITIONAL: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependentRequired",
+    "patternProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+];
+
+/// One problem per keyword of `keywords` that `map` holds: `provider` drops it, so the
+/// model is not told that rule.
+pub(crate) fn dropped_rules<'k>(
+    map: &serde_json::Map<String, Value>,
+    path: &str,
+    keywords: impl IntoIterator<Item = &'k str>,
+    provider: &str,
+    found: &mut Vec<Problem>,
+) {
+    for keyword in keywords.into_iter().filter(|k| map.contains_key(*k)) {
+        found.push(Problem {
+            path: path.to_string(),
+            rule: format!(
+                "`{keyword}`; {provider} does not take it, so it is dropped and the model is not told that rule"
+            ),
+        });
+    }
+}
+
 /// One subschema as a rule sees it.
 pub(crate) struct Site<'a> {
     /// A readable path from the root: `filters.tags` (properties), `items[]` (array

@@ -6,24 +6,11 @@ use serde_json::{Map, Value};
 
 use crate::schema::refs;
 
-/// Rules that the JSON Schema form drops and cannot put into words (those with no
-/// meaning to Gemini, such as `examples` or `$comment`, go silently; `pattern`, lengths
-/// and the like move into the description, see [`in_words`]).
-pub(super) const JSON_SCHEMA_DROPS: &[&str] = &[
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "dependentRequired",
-    "patternProperties",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "contains",
-    "minContains",
-    "maxContains",
-];
+/// Rules that the JSON Schema form drops and cannot put into words, beyond
+/// [`CONDITIONAL`](crate::schema::walk::CONDITIONAL) (those with no meaning to Gemini,
+/// such as `examples` or `$comment`, go silently; `pattern`, lengths and the like move
+/// into the description, see [`in_words`]).
+pub(super) const JSON_SCHEMA_DROPS: &[&str] = &["propertyNames", "minContains", "maxContains"];
 
 /// A rule the JSON Schema form has no keyword for, as a sentence for the description.
 fn in_words(key: &str, value: &Value) -> Option<String> {

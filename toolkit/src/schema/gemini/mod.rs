@@ -46,19 +46,6 @@ const KEPT: &[&str] = &[
     "example",
 ];
 
-/// Keywords with meaning that the subset lacks and the transform drops.
-const UNSUPPORTED: &[&str] = &[
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "dependentRequired",
-    "patternProperties",
-    "unevaluatedProperties",
-    "contains",
-];
-
 /// `schema` rewritten into Gemini's subset. Total: what the subset cannot say is cut
 /// or dropped (see [`problems`]), never a panic.
 pub(crate) fn gemini_schema(schema: &Value) -> Value {
@@ -134,15 +121,11 @@ pub(crate) fn problems(schema: &Value) -> Vec<Problem> {
         if map.get("allOf").and_then(Value::as_array).is_some_and(|all| all.len() > 1) {
             found.push(problem(site.path, ALL_OF));
         }
-        let dropped = match form {
-            Form::Subset => UNSUPPORTED,
+        let extra = match form {
+            Form::Subset => &[][..],
             Form::JsonSchema => JSON_SCHEMA_DROPS,
         };
-        for keyword in dropped.iter().filter(|k| map.contains_key(**k)) {
-            let rule =
-                format!("`{keyword}`; Gemini does not take it, so it is dropped and the model is not told that rule");
-            found.push(problem(site.path, &rule));
-        }
+        walk::dropped_rules(map, site.path, walk::CONDITIONAL.iter().chain(extra).copied(), "Gemini", &mut found);
     });
     found
 }
