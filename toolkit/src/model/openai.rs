@@ -14,8 +14,14 @@ use super::{
 };
 use crate::{Target, ToolCall};
 
-const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-const DEFAULT_MODEL: &str = "gpt-4o-mini";
+/// Where both OpenAI clients (Chat Completions and Responses) take their settings from.
+pub(crate) const OPENAI_DEFAULTS: Defaults = Defaults {
+    key_variable: "OPENAI_API_KEY",
+    base_variable: "OPENAI_BASE_URL",
+    base_url: "https://api.openai.com/v1",
+    model: "gpt-4o-mini",
+    auth: Auth::Bearer,
+};
 
 /// A model behind an OpenAI-compatible Chat Completions endpoint: OpenAI, DeepSeek,
 /// Ollama, vLLM, LM Studio, and any server implementing `POST {base}/chat/completions`.
@@ -136,14 +142,7 @@ impl OpenAiCompatibleBuilder {
 
     /// The client, or [`ModelError::MissingKey`] naming the variable to set.
     pub fn build(self) -> Result<OpenAiCompatible, ModelError> {
-        let defaults = Defaults {
-            key_variable: "OPENAI_API_KEY",
-            base_variable: "OPENAI_BASE_URL",
-            base_url: DEFAULT_BASE_URL,
-            model: DEFAULT_MODEL,
-            auth: Auth::Bearer,
-        };
-        Ok(OpenAiCompatible { transport: self.settings.build(defaults, "/chat/completions")? })
+        Ok(OpenAiCompatible { transport: self.settings.build(OPENAI_DEFAULTS, "/chat/completions")? })
     }
 }
 

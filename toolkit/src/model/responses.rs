@@ -24,14 +24,11 @@ use serde_json::{Map, Value, json};
 
 use std::collections::VecDeque;
 
-use super::http::{Auth, Defaults, Settings, Transport, head, unique};
+use super::http::{Settings, Transport, head, unique};
 use super::sse::{self, Chunks};
 use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
 use super::{ModelEvent, ModelStream};
 use crate::ToolCall;
-
-const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-const DEFAULT_MODEL: &str = "gpt-4o-mini";
 
 /// A model behind the OpenAI Responses API (`POST {base}/responses`). Available with
 /// the feature `openai`; configured like [`OpenAiCompatible`](super::OpenAiCompatible)
@@ -123,14 +120,7 @@ impl OpenAiResponsesBuilder {
 
     /// The client, or [`ModelError::MissingKey`] naming the variable to set.
     pub fn build(self) -> Result<OpenAiResponses, ModelError> {
-        let defaults = Defaults {
-            key_variable: "OPENAI_API_KEY",
-            base_variable: "OPENAI_BASE_URL",
-            base_url: DEFAULT_BASE_URL,
-            model: DEFAULT_MODEL,
-            auth: Auth::Bearer,
-        };
-        Ok(OpenAiResponses { transport: self.settings.build(defaults, "/responses")? })
+        Ok(OpenAiResponses { transport: self.settings.build(super::openai::OPENAI_DEFAULTS, "/responses")? })
     }
 }
 
