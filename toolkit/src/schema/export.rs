@@ -92,6 +92,7 @@ impl ToolSpec {
     }
 
     /// The Responses shape, strict when asked and the schema can be.
+    #[cfg(feature = "openai")]
     pub(crate) fn openai_responses_strict(&self, strict: bool) -> Value {
         self.openai_responses((strict || self.strict) && self.strict_representable())
     }
