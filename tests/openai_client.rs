@@ -2,93 +2,38 @@
 //! Completions API: the exact JSON the client sends, what it makes of each reply, and
 //! its retries and errors.
 
-use std::collections::VecDeque;
+mod support;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::Router;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::routing::post;
 use serde_json::{Value, json};
+use support::provider::{Canned, Provider, ok, status};
 use toolkit::agent::{Agent, AgentError};
 use toolkit::model::{FinishReason, Message, ModelError, ModelRequest, OpenAiCompatible, ToolChoice};
 use toolkit::prelude::*;
 
 // ---- the server -----------------------------------------------------------------------
 
-/// One canned reply: status, extra headers, body, and a delay before answering.
-#[derive(Clone)]
-struct Canned {
-    status: u16,
-    headers: Vec<(&'static str, String)>,
-    body: String,
-    delay: Duration,
-}
-
-fn ok(body: Value) -> Canned {
-    Canned { status: 200, headers: vec![], body: body.to_string(), delay: Duration::ZERO }
-}
-
-fn status(status: u16, body: Value) -> Canned {
-    Canned { status, headers: vec![], body: body.to_string(), delay: Duration::ZERO }
-}
-
-/// A request as the server received it.
-#[derive(Debug, Clone)]
-struct Received {
-    authorization: Option<String>,
-    body: Value,
-}
-
-#[derive(Default)]
-struct Shared {
-    replies: Mutex<VecDeque<Canned>>,
-    received: Mutex<Vec<Received>>,
-}
-
-struct Server {
-    base_url: String,
-    shared: Arc<Shared>,
-}
+/// The Chat Completions stand-in (`support::provider`), and a client pointed at it.
+struct Server(Provider);
 
 impl Server {
     async fn start(replies: impl IntoIterator<Item = Canned>) -> Server {
-        let shared = Arc::new(Shared { replies: Mutex::new(replies.into_iter().collect()), ..Shared::default() });
-        let app = Router::new().route("/v1/chat/completions", post(handle)).with_state(Arc::clone(&shared));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Server { base_url: format!("http://{addr}/v1"), shared }
+        Server(Provider::start("/v1/chat/completions", replies).await)
     }
 
-    fn received(&self) -> Vec<Received> {
-        self.shared.received.lock().unwrap().clone()
+    fn received(&self) -> Vec<support::provider::Received> {
+        self.0.received()
     }
 
     fn client(&self) -> toolkit::model::OpenAiCompatibleBuilder {
         OpenAiCompatible::builder()
-            .base_url(&self.base_url)
+            .base_url(format!("{}/v1", self.0.base_url))
             .api_key("sk-test-secret-0123456789")
             .model("test-model")
             .backoff(Duration::from_millis(5), Duration::from_millis(20))
     }
-}
-
-async fn handle(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: String) -> Response {
-    let authorization = headers.get("authorization").map(|v| v.to_str().unwrap().to_string());
-    let body: Value = serde_json::from_str(&body).expect("the client sends JSON");
-    shared.received.lock().unwrap().push(Received { authorization, body });
-    let canned = shared.replies.lock().unwrap().pop_front().expect("a canned reply for every request");
-    tokio::time::sleep(canned.delay).await;
-    let mut response = (StatusCode::from_u16(canned.status).unwrap(), canned.body).into_response();
-    response.headers_mut().insert("content-type", "application/json".parse().unwrap());
-    for (name, value) in canned.headers {
-        response.headers_mut().insert(name, value.parse().unwrap());
-    }
-    response
 }
 
 fn reply_calls(calls: &[(&str, &str, &str)]) -> Value {
@@ -173,7 +118,7 @@ async fn a_multi_round_conversation_with_parallel_calls_sends_exactly_this_json(
     let received = server.received();
     assert_eq!(received.len(), 3);
     for r in &received {
-        assert_eq!(r.authorization.as_deref(), Some("Bearer sk-test-secret-0123456789"));
+        assert_eq!(r.headers["authorization"], "Bearer sk-test-secret-0123456789");
     }
     let system = json!({"role": "system", "content": "Be brief."});
     let user = json!({"role": "user", "content": "Add 2 and 3, then 10; and the time in Paris?"});
