@@ -93,10 +93,10 @@ async fn dropping_the_stream_cancels_running_calls_and_records_them() {
         }
     }
     let _ = tokio::time::timeout(Duration::from_millis(50), events.next()).await;
-    let started = std::time::Instant::now();
     drop(events);
-    assert!(started.elapsed() < Duration::from_secs(1), "dropping does not wait for the tool");
     let records = seen.lock().unwrap().clone();
-    assert_eq!(records.len(), 1, "the cancelled call has its record");
+    assert_eq!(records.len(), 1, "the cancelled call has its record, delivered as the stream is dropped");
     assert_eq!(records[0].outcome, Outcome::Cancelled);
+    // Dropping did not wait for the 30 s tool: it never finished (no timing assertion).
+    assert_eq!(records[0].tool_duration, None, "dropping does not wait for the tool");
 }
