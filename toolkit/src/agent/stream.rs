@@ -3,8 +3,8 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use futures_util::Stream;
@@ -100,7 +100,6 @@ impl<'a> RunRequest<'a> {
     /// This run, streaming (see [`Agent::run_stream`]).
     pub fn stream(self) -> RunStream<'a> {
         let (sender, events) = mpsc::channel();
-        let sender = Mutex::new(sender);
         let watcher = move |event: &AgentEvent<'_>| {
             let owned = match *event {
                 AgentEvent::TurnStarted { iteration } => RunEvent::TurnStarted { iteration },
@@ -113,7 +112,7 @@ impl<'a> RunRequest<'a> {
                 AgentEvent::FinalAnswer { .. } => return,
             };
             // The stream may be gone (dropped while the run unwinds): nothing to tell.
-            let _ = sender.lock().unwrap_or_else(|e| e.into_inner()).send(owned);
+            let _ = sender.send(owned);
         };
         RunStream { run: Some(self.drive(None, Some(Arc::new(watcher)))), events, finished: None }
     }
