@@ -100,3 +100,60 @@ async fn a_call_its_caller_stops_waiting_for_is_recorded_as_cancelled() {
     assert_eq!(records[0].arguments, r#"{"ms": 40}"#);
     assert_eq!(records[0].content, "", "nothing reached the model");
 }
+
+/// A sink that keeps every record it is lent.
+#[derive(Clone, Default)]
+struct Keeper(Arc<Mutex<Vec<Arc<CallRecord>>>>);
+
+impl toolkit::RecordSink for Keeper {
+    fn record(&self, record: &CallRecord) {
+        self.0.lock().unwrap().push(Arc::new(record.clone()));
+    }
+
+    fn keeps_records(&self) -> bool {
+        true
+    }
+
+    fn record_shared(&self, record: &Arc<CallRecord>) {
+        self.0.lock().unwrap().push(Arc::clone(record));
+    }
+}
+
+#[tokio::test]
+async fn sinks_that_keep_records_share_one_copy_and_the_result_keeps_its_strings() {
+    let (first, second) = (Keeper::default(), Keeper::default());
+    let read = Arc::new(Mutex::new(Vec::new()));
+    let reader = Arc::clone(&read);
+    let tools = toolbox![add, boom]
+        .with_sink(first.clone())
+        .with_sink(move |r: &CallRecord| reader.lock().unwrap().push((r.call_id.clone(), r.content.clone())))
+        .with_sink(second.clone());
+    let ok = tools.call(ToolCall::new("call_1", "add", r#"{"a": 20, "b": 22}"#)).await;
+    let failed = tools.call(ToolCall::new("call_2", "boom", "{}")).await;
+    let text = tools.call_ref(ToolCallRef::new("call_3", "add", r#"{"a": 1, "b": 1}"#)).await;
+
+    // The strings lent to the sinks came back into each result.
+    assert_eq!(
+        (ok.call_id.as_str(), ok.name.as_str(), ok.content.as_str(), ok.error.is_none()),
+        ("call_1", "add", "42", true)
+    );
+    assert_eq!((failed.call_id.as_str(), failed.name.as_str()), ("call_2", "boom"));
+    assert_eq!(failed.kind(), Some(ErrorKind::Panicked));
+    assert_eq!(text.unwrap(), "2");
+
+    // Every sink saw every call, in order, with the text the model read.
+    let seen = read.lock().unwrap().clone();
+    let expected: Vec<(String, String)> = [("call_1", "42"), ("call_2", failed.content.as_str()), ("call_3", "2")]
+        .map(|(a, b)| (a.into(), b.into()))
+        .into();
+    assert_eq!(seen, expected);
+    let (first, second) = (first.0.lock().unwrap(), second.0.lock().unwrap());
+    assert_eq!(first.len(), 3);
+    for (a, b) in first.iter().zip(second.iter()) {
+        // One copy per call, whichever sinks keep it.
+        assert!(Arc::ptr_eq(a, b), "{a:?} and {b:?} are separate copies");
+    }
+    assert_eq!(first[0].arguments, r#"{"a": 20, "b": 22}"#);
+    assert_eq!(first[1].outcome, Outcome::Failed(ErrorKind::Panicked));
+    assert_eq!(first[2].tool, "add");
+}

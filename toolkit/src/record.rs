@@ -198,6 +198,12 @@ impl CallRecord {
 /// does I/O hands the record to a queue. A sink that panics is isolated: the call's result
 /// and the other sinks are unaffected. Closures `Fn(&CallRecord)` are sinks.
 ///
+/// A sink that only reads is lent the record, built from the call's own strings, which
+/// go back into the call's result afterwards: it costs the call no copy. A sink that
+/// keeps records says so ([`keeps_records`](RecordSink::keeps_records)) and takes them
+/// in [`record_shared`](RecordSink::record_shared): the record of a call one of its sinks
+/// keeps is built once as an `Arc` and shared by every sink that keeps it.
+///
 /// ```
 /// use std::sync::{Arc, Mutex};
 /// use toolkit::{CallRecord, Toolbox};
@@ -211,9 +217,17 @@ pub trait RecordSink: Send + Sync + 'static {
     /// Takes one record.
     fn record(&self, record: &CallRecord);
 
-    /// Takes one record the toolbox shares with its other sinks: a sink that keeps the
-    /// record (to hand it to another thread) overrides this and keeps the `Arc` instead
-    /// of copying. Defaults to [`record`](RecordSink::record).
+    /// Whether this sink keeps records (hands them to another thread, stores them):
+    /// `true` makes the toolbox give it shared records, in
+    /// [`record_shared`](RecordSink::record_shared). Defaults to `false`: lent records,
+    /// in [`record`](RecordSink::record).
+    fn keeps_records(&self) -> bool {
+        false
+    }
+
+    /// Takes one shared record, to keep (called instead of [`record`](RecordSink::record)
+    /// when [`keeps_records`](RecordSink::keeps_records) says `true`): keep the `Arc`
+    /// rather than copying. Defaults to [`record`](RecordSink::record).
     fn record_shared(&self, record: &Arc<CallRecord>) {
         self.record(record)
     }

@@ -402,6 +402,10 @@ impl RecordSink for RunSink {
         self.record_shared(&Arc::new(record.clone()))
     }
 
+    fn keeps_records(&self) -> bool {
+        true
+    }
+
     fn record_shared(&self, record: &Arc<CallRecord>) {
         self.records.lock().unwrap_or_else(|e| e.into_inner()).push(Arc::clone(record));
         emit(&self.on_event, &AgentEvent::ToolCallFinished { record });

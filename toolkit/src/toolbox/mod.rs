@@ -13,6 +13,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
+use std::time::{Instant, SystemTime};
 
 use futures_util::StreamExt;
 use futures_util::future::BoxFuture;
@@ -240,12 +241,11 @@ impl Toolbox {
     #[allow(clippy::manual_async_fn)]
     pub fn call(&self, call: ToolCall) -> impl Future<Output = ToolResult> + Send + '_ {
         async move {
-            let outcome = match self.begin(call.as_ref(), &NO_SCOPE) {
-                Begun::Done(outcome) => outcome,
+            let ended = match self.begin(call.as_ref(), &NO_SCOPE) {
+                Begun::Done(ended) => ended,
                 Begun::Waiting(rest) => rest.await,
             };
-            let ToolCall { id, name, .. } = call;
-            finish(id, name, outcome)
+            self.finish(call, &NO_SCOPE, ended)
         }
     }
 
@@ -280,9 +280,11 @@ impl Toolbox {
     /// hooks of the same priority, and its labels (agent, task, session) reach hooks and
     /// records.
     pub async fn call_in(&self, call: ToolCall, scope: &Scope) -> ToolResult {
-        let outcome = self.run(call.as_ref(), scope).await;
-        let ToolCall { id, name, .. } = call;
-        finish(id, name, outcome)
+        let ended = match self.begin(call.as_ref(), scope) {
+            Begun::Done(ended) => ended,
+            Begun::Waiting(rest) => rest.await,
+        };
+        self.finish(call, scope, ended)
     }
 
     /// [`call_ref`](Toolbox::call_ref) for a [`Scope`].
@@ -290,8 +292,9 @@ impl Toolbox {
         self.run(call, scope).await
     }
 
-    /// Every call goes through here: [`begin`](Toolbox::begin) does what needs no
-    /// waiting, and what is left (a [`Settle`]) is awaited.
+    /// A call on borrowed strings: [`begin`](Toolbox::begin) does what needs no waiting,
+    /// what is left (a [`Settle`]) is awaited, and the record (if a sink wants one) is
+    /// made from copies of the strings.
     #[allow(clippy::manual_async_fn)]
     fn run<'a>(
         &'a self,
@@ -299,9 +302,33 @@ impl Toolbox {
         scope: &'a Scope,
     ) -> impl Future<Output = Result<String, ToolError>> + Send + 'a {
         async move {
-            match self.begin(call, scope) {
-                Begun::Done(outcome) => outcome,
+            let ended = match self.begin(call, scope) {
+                Begun::Done(ended) => ended,
                 Begun::Waiting(rest) => rest.await,
+            };
+            match ended {
+                Ended::Plain(outcome) => outcome,
+                Ended::Recorded(finished, clock) => {
+                    let texts = [call.id.to_owned(), call.name.to_owned(), call.arguments.to_owned()];
+                    let result = self.conclude(texts, scope, finished, clock);
+                    match result.error {
+                        None => Ok(result.content),
+                        Some(error) => Err(error),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The result of an owned call: its strings move into its record, if a sink wants
+    /// one, and back out into the result.
+    #[inline]
+    fn finish(&self, call: ToolCall, scope: &Scope, ended: Ended) -> ToolResult {
+        match ended {
+            Ended::Plain(outcome) => plain_result(call, outcome),
+            Ended::Recorded(finished, clock) => {
+                let ToolCall { id, name, arguments } = call;
+                self.conclude([id, name, arguments], scope, finished, clock)
             }
         }
     }
@@ -328,10 +355,10 @@ impl Toolbox {
             wants_record: false,
         });
         match self.start(call, self.env(hooks)) {
-            Started::Done(outcome) => Begun::Done(outcome),
+            Started::Done(outcome) => Begun::Done(Ended::Plain(outcome)),
             Started::Running(running, spec) => Begun::Waiting(Settle::Running(Guard::new(running, spec, &self.limits))),
             Started::Hooked(hooked) => Begun::Waiting(Settle::Hooked(hooked)),
-            Started::Finished(finished) => Begun::Done(finished.result),
+            Started::Finished(finished) => Begun::Done(Ended::Plain(finished.result)),
         }
     }
 
@@ -415,10 +442,29 @@ impl Toolbox {
     }
 }
 
-/// A call once started: its outcome, or what is left to await.
+/// The result of an owned call that was not recorded.
+#[inline]
+fn plain_result(call: ToolCall, outcome: Result<String, ToolError>) -> ToolResult {
+    let ToolCall { id, name, .. } = call;
+    match outcome {
+        Ok(content) => ToolResult { call_id: id, name, content, error: None },
+        Err(error) => ToolResult::failed(id, name, error),
+    }
+}
+
+/// A call once started: how it ended, or what is left to await.
 enum Begun<'a> {
-    Done(Result<String, ToolError>),
+    Done(Ended),
     Waiting(Settle<'a>),
+}
+
+/// How a call ended, before its result is made.
+pub(super) enum Ended {
+    /// No sink wants its record: the model-visible text, or the error.
+    Plain(Result<String, ToolError>),
+    /// Its record is to be made (see [`Toolbox::conclude`]): how it ended, and when it
+    /// started.
+    Recorded(Finished, (SystemTime, Instant)),
 }
 
 /// What is left of a call after its synchronous start: one hand-written future, so the
@@ -429,27 +475,18 @@ enum Settle<'a> {
     /// The hooked call.
     Hooked(BoxFuture<'a, Finished>),
     /// An observed call (span, records) or one global hooks act on.
-    Observed(BoxFuture<'a, Result<String, ToolError>>),
+    Observed(BoxFuture<'a, Ended>),
 }
 
 impl Future for Settle<'_> {
-    type Output = Result<String, ToolError>;
+    type Output = Ended;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // Every variant is `Unpin` (the futures inside are boxed).
         match self.get_mut() {
-            Settle::Running(guard) => Pin::new(guard).poll(cx).map(|r| r.map(Output::into_string)),
-            Settle::Hooked(hooked) => hooked.as_mut().poll(cx).map(|f| f.result),
+            Settle::Running(guard) => Pin::new(guard).poll(cx).map(|r| Ended::Plain(r.map(Output::into_string))),
+            Settle::Hooked(hooked) => hooked.as_mut().poll(cx).map(|f| Ended::Plain(f.result)),
             Settle::Observed(observed) => observed.as_mut().poll(cx),
         }
-    }
-}
-
-/// The call's one result: its id and tool name, and the text or the error.
-#[inline]
-fn finish(id: String, name: String, outcome: Result<String, ToolError>) -> ToolResult {
-    match outcome {
-        Ok(content) => ToolResult { call_id: id, name, content, error: None },
-        Err(error) => ToolResult::failed(id, name, error),
     }
 }

@@ -8,9 +8,8 @@ use std::time::{Instant, SystemTime};
 
 use tracing::{Instrument, Span};
 
-use super::{Begun, Settle, Toolbox};
-use crate::call::{Output, ToolCallRef};
-use crate::error::ToolError;
+use super::{Begun, Ended, Settle, Toolbox};
+use crate::call::{Output, ToolCallRef, ToolResult};
 use crate::exec::{Finished, Guard, HookEnv, Report, Started};
 use crate::hook::{Hook, Hooks, Scope};
 use crate::record::{CallRecord, Outcome};
@@ -26,10 +25,8 @@ impl Toolbox {
         let (clock, started) =
             self.start_observed(call, scope, [&[], self.hooks.as_slice(), scope.hooks.as_slice()], &span);
         match started {
-            Started::Done(outcome) => {
-                Begun::Done(self.observed_end(call, scope, &span, clock, Finished::plain(outcome)))
-            }
-            Started::Finished(finished) => Begun::Done(self.observed_end(call, scope, &span, clock, finished)),
+            Started::Done(outcome) => Begun::Done(observed_end(&span, clock, Finished::plain(outcome))),
+            Started::Finished(finished) => Begun::Done(observed_end(&span, clock, finished)),
             started => {
                 Begun::Waiting(Settle::Observed(Box::pin(self.observed_rest(call, scope, span, clock, started))))
             }
@@ -47,8 +44,9 @@ impl Toolbox {
     ) -> (Clock, Started<'a>) {
         let observed = !self.sinks.is_empty() || !scope.sinks.0.is_empty();
         let clock = observed.then(|| (SystemTime::now(), Instant::now()));
-        let hooks = HookEnv { lists, scope, wants_record: observed };
-        (clock, span.in_scope(|| self.start(call, self.env(Some(hooks)))))
+        // No hook anywhere: the plan is not looked for.
+        let hooks = lists.iter().any(|l| !l.is_empty()).then_some(HookEnv { lists, scope, wants_record: observed });
+        (clock, span.in_scope(|| self.start(call, self.env(hooks))))
     }
 
     /// An observed call that has to wait: awaits it, then records it. A caller that
@@ -61,11 +59,12 @@ impl Toolbox {
         span: Span,
         clock: Clock,
         started: Started<'a>,
-    ) -> Result<String, ToolError> {
+    ) -> Ended {
         let guard = clock.map(|clock| Unfinished { toolbox: self, scope, call, clock });
         let finished = self.wait(started, &span, clock).await;
-        std::mem::forget(guard); // finished: the record is the call's one
-        self.observed_end(call, scope, &span, clock, finished)
+        // Finished: the caller makes the call's one record, in the same poll.
+        std::mem::forget(guard);
+        observed_end(&span, clock, finished)
     }
 
     /// A call with an `execute_tool` span and a [`CallRecord`] for the sinks, from its
@@ -76,7 +75,7 @@ impl Toolbox {
         scope: &Scope,
         global: Option<Arc<Hooks>>,
         span: Span,
-    ) -> Result<String, ToolError> {
+    ) -> Ended {
         let lists: [&[Hook]; 3] =
             [global.as_deref().map_or(&[], Hooks::as_slice), self.hooks.as_slice(), scope.hooks.as_slice()];
         let (clock, started) = self.start_observed(call, scope, lists, &span);
@@ -103,59 +102,84 @@ impl Toolbox {
         }
     }
 
-    /// The end of an observed call: its outcome on the span, its record to the sinks.
-    fn observed_end(
+    /// The record of a call that ended, built from its strings (and the text of an
+    /// `Ok`), delivered to the sinks; then the call's result, the strings moved back out
+    /// (copied when a sink keeps the record).
+    pub(super) fn conclude(
         &self,
-        call: ToolCallRef<'_>,
+        texts: [String; 3],
         scope: &Scope,
-        span: &Span,
-        clock: Clock,
         finished: Finished,
-    ) -> Result<String, ToolError> {
-        span.record("toolkit.outcome", finished.outcome.label());
-        if let Err(e) = &finished.result {
-            span.record("error.type", e.kind.as_str());
-        }
+        (started_at, started): (SystemTime, Instant),
+    ) -> ToolResult {
+        let [call_id, tool, arguments] = texts;
         let Finished { result, outcome, report } = finished;
-        let Some((started_at, started)) = clock else { return result };
         let Report { acted, rewritten_arguments, attempts, tool_duration } =
             report.map_or_else(|| Report { attempts: 1, ..Report::default() }, |r| *r);
-        let (content, detail) = match &result {
-            Ok(text) => (text.clone(), None),
-            Err(e) => (e.message.clone(), e.detail.clone()),
+        let (content, detail, error) = match result {
+            Ok(text) => (text, None, None),
+            Err(e) => (e.message.clone(), e.detail.clone(), Some(e)),
         };
-        self.deliver(
-            scope,
-            &Arc::new(CallRecord {
-                call_id: call.id.to_owned(),
-                tool: call.name.to_owned(),
-                arguments: call.arguments.to_owned(),
-                rewritten_arguments,
-                outcome,
-                content,
-                detail,
-                hooks: acted,
-                agent: scope.agent.clone(),
-                task: scope.task.clone(),
-                session: scope.session.clone(),
-                parent: scope.parent.clone(),
-                attempts,
-                started_at,
-                duration: started.elapsed(),
-                tool_duration,
-            }),
-        );
-        result
+        let record = CallRecord {
+            call_id,
+            tool,
+            arguments,
+            rewritten_arguments,
+            outcome,
+            content,
+            detail,
+            hooks: acted,
+            agent: scope.agent.clone(),
+            task: scope.task.clone(),
+            session: scope.session.clone(),
+            parent: scope.parent.clone(),
+            attempts,
+            started_at,
+            duration: started.elapsed(),
+            tool_duration,
+        };
+        if !self.sinks.iter().chain(&scope.sinks.0).any(|s| s.keeps_records()) {
+            self.deliver(scope, &record, None);
+            let CallRecord { call_id, tool, content, .. } = record;
+            return ToolResult { call_id, name: tool, content, error };
+        }
+        // A sink keeps it: built once as an `Arc`, the result's strings copied back out.
+        let record = Arc::new(record);
+        self.deliver(scope, &record, Some(&record));
+        ToolResult {
+            call_id: record.call_id.clone(),
+            name: record.tool.clone(),
+            content: record.content.clone(),
+            error,
+        }
     }
 
-    /// Hands a record to every sink, the toolbox's then the scope's; a sink that panics
-    /// is reported and skipped.
-    fn deliver(&self, scope: &Scope, record: &Arc<CallRecord>) {
+    /// Hands a record to every sink, the toolbox's then the scope's: shared to those that
+    /// keep records (when it is `shared`), lent to the others. A sink that panics is
+    /// reported and skipped.
+    fn deliver(&self, scope: &Scope, record: &CallRecord, shared: Option<&Arc<CallRecord>>) {
         for sink in self.sinks.iter().chain(&scope.sinks.0) {
-            if catch_unwind(AssertUnwindSafe(|| sink.record_shared(record))).is_err() {
+            let delivered = catch_unwind(AssertUnwindSafe(|| match shared {
+                Some(shared) if sink.keeps_records() => sink.record_shared(shared),
+                _ => sink.record(record),
+            }));
+            if delivered.is_err() {
                 tracing::error!(gen_ai.tool.call.id = %record.call_id, "a record sink panicked; the call's result is unaffected");
             }
         }
+    }
+}
+
+/// The end of an observed call: its outcome on the span; its record still to be made
+/// when a sink wants one.
+fn observed_end(span: &Span, clock: Clock, finished: Finished) -> Ended {
+    span.record("toolkit.outcome", finished.outcome.label());
+    if let Err(e) = &finished.result {
+        span.record("error.type", e.kind.as_str());
+    }
+    match clock {
+        Some(clock) => Ended::Recorded(finished, clock),
+        None => Ended::Plain(finished.result),
     }
 }
 
@@ -190,7 +214,8 @@ impl Drop for Unfinished<'_> {
             duration: started.elapsed(),
             tool_duration: None,
         };
-        self.toolbox.deliver(self.scope, &Arc::new(record));
+        let record = Arc::new(record);
+        self.toolbox.deliver(self.scope, &record, Some(&record));
     }
 }
 

@@ -280,6 +280,10 @@ impl RecordSink for AuditLog {
         self.record_shared(&Arc::new(record.clone()));
     }
 
+    fn keeps_records(&self) -> bool {
+        true
+    }
+
     /// Queues the shared record itself: the caller pays one reference count, and the
     /// writer thread does the rest (the line, the redaction, the I/O).
     fn record_shared(&self, record: &Arc<CallRecord>) {
