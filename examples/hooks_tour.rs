@@ -249,7 +249,9 @@ fn section(title: &str) {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A data directory with one report, for the file tools.
+    // Emptied first: the audit log appends, and a process id is reused sooner or later.
     let data = std::env::temp_dir().join(format!("toolkit-hooks-tour-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
     std::fs::create_dir_all(&data)?;
     std::fs::write(data.join("report.txt"), "Q3 revenue grew 12%. ".repeat(40))?;
     let audit_path = data.join("audit.jsonl");
