@@ -17,6 +17,7 @@ use crate::hook::{
     AfterCall, ArgsSlot, BeforeCall, CallEnds, CallInfo, Decision, ErrorCall, Extensions, Hook, OnFailure, Recovery,
     Scope,
 };
+use crate::limits::Limits;
 use crate::record::{Effect, Event, HookAction, Outcome};
 use crate::spec::ToolSpec;
 
@@ -92,7 +93,7 @@ pub(super) struct Attempt {
 pub(super) struct Run<'c> {
     pub(super) info: CallInfo<'c>,
     pub(super) plan: &'c Plan<'c>,
-    env: Env<'c>,
+    limits: &'c Limits,
     ext: Extensions,
     acted: Acted,
     /// After or error hooks may read the arguments once the tool has taken them.
@@ -129,14 +130,12 @@ impl<'c> Run<'c> {
                 tool: call.name,
                 raw: call.arguments,
                 spec,
-                agent: hooked.scope.agent.as_deref(),
-                task: hooked.scope.task.as_deref(),
-                session: hooked.scope.session.as_deref(),
+                scope: hooked.scope,
                 state: env.state,
                 attempt: 1,
             },
             plan,
-            env,
+            limits: env.limits,
             ext: Extensions::default(),
             acted: Acted { on: hooked.wants_record, list: Vec::new() },
             keep_args: plan.after || plan.error,
@@ -150,7 +149,7 @@ impl<'c> Run<'c> {
         refused: Option<&ToolError>,
     ) -> Result<Slot<'t>, ToolError> {
         match (tool, refused) {
-            (Some((tool, _)), _) => guarded(self.info.tool, || tool.parse(self.info.raw, self.env.limits))
+            (Some((tool, _)), _) => guarded(self.info.tool, || tool.parse(self.info.raw, self.limits))
                 .map(|args| Slot::new(tool, args, self.keep_args)),
             (None, Some(e)) => Err(e.clone()),
             (None, None) => Err(not_ready()),
@@ -287,7 +286,7 @@ impl<'c> Run<'c> {
         slot: &mut Slot<'_>,
     ) -> Result<Output, ToolError> {
         let args = slot.take().ok_or_else(not_ready)?;
-        let cx = CallContext::new(self.info.call_id, spec, self.env.state).keeping_raw(self.plan.raw);
+        let cx = CallContext::new(self.info.call_id, spec, self.info.state).keeping_raw(self.plan.raw);
         guarded(&spec.name, || tool.run_now(args, &cx))
     }
 
@@ -303,9 +302,9 @@ impl<'c> Run<'c> {
             return self.tool_now(tool, spec, slot);
         }
         let args = slot.take().ok_or_else(not_ready)?;
-        let cx = CallContext::new(self.info.call_id, spec, self.env.state).keeping_raw(self.plan.raw);
+        let cx = CallContext::new(self.info.call_id, spec, self.info.state).keeping_raw(self.plan.raw);
         match catch_unwind(AssertUnwindSafe(|| tool.run(args, cx))) {
-            Ok(running) => Guard::new(running, spec, self.env.limits).await,
+            Ok(running) => Guard::new(running, spec, self.limits).await,
             Err(payload) => Err(panicked(&spec.name, payload.as_ref())),
         }
     }
@@ -476,9 +475,7 @@ impl<'c> Run<'c> {
             (Produced::Blocked(reason, detail), _)
             | (_, HooksSaid::After(Err((reason, detail))))
             | (_, HooksSaid::Error(Handled::Block(reason, detail))) => (Err(blocked(reason, detail)), Outcome::Blocked),
-            (Produced::Failed(_), HooksSaid::Error(Handled::Retry))
-                if self.info.attempt <= self.env.limits.max_retries =>
-            {
+            (Produced::Failed(_), HooksSaid::Error(Handled::Retry)) if self.info.attempt <= self.limits.max_retries => {
                 self.info.attempt += 1;
                 return Next::Retry;
             }

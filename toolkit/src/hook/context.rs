@@ -7,6 +7,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use super::scope::Scope;
 use crate::call::Output;
 use crate::context::State;
 use crate::error::{ErrorKind, ToolError};
@@ -82,9 +83,8 @@ pub struct CallInfo<'a> {
     pub(crate) tool: &'a str,
     pub(crate) raw: &'a str,
     pub(crate) spec: Option<&'a ToolSpec>,
-    pub(crate) agent: Option<&'a str>,
-    pub(crate) task: Option<&'a str>,
-    pub(crate) session: Option<&'a str>,
+    /// The labels (agent, task, session).
+    pub(crate) scope: &'a Scope,
     pub(crate) state: &'a State,
     pub(crate) attempt: u32,
 }
@@ -107,17 +107,17 @@ impl<'a> CallInfo<'a> {
 
     /// The agent label of the call's [`Scope`](crate::hook::Scope).
     pub fn agent(&self) -> Option<&'a str> {
-        self.agent
+        self.scope.agent.as_deref()
     }
 
     /// The task label.
     pub fn task(&self) -> Option<&'a str> {
-        self.task
+        self.scope.task.as_deref()
     }
 
     /// The session label.
     pub fn session(&self) -> Option<&'a str> {
-        self.session
+        self.scope.session.as_deref()
     }
 
     /// 1 for the first run, 2 for the first retry, and so on.
