@@ -68,6 +68,15 @@ async fn events_arrive_in_order_and_the_deltas_make_the_answer() {
     let Some(RunEvent::Finished(Ok(run))) = events.last() else { panic!("{:?}", events.last()) };
     assert_eq!(text, run.text);
     assert_eq!(run.records.len(), 2);
+    // The events carry the run's own records, not copies of them.
+    let streamed: Vec<_> = events
+        .iter()
+        .filter_map(|e| if let RunEvent::ToolResult { record } = e { Some(record) } else { None })
+        .collect();
+    assert_eq!(streamed.len(), 2);
+    for (event, kept) in streamed.iter().zip(&run.records) {
+        assert!(std::sync::Arc::ptr_eq(event, kept), "{event:?} is a copy of {kept:?}");
+    }
 }
 
 #[tokio::test]

@@ -94,8 +94,8 @@ pub enum AgentEvent<'a> {
     },
     /// A tool call is finished: its outcome, result, hooks and timing.
     ToolCallFinished {
-        /// The call's record.
-        record: &'a CallRecord,
+        /// The call's record (the run's own, shared: keep it with `Arc::clone`).
+        record: &'a Arc<CallRecord>,
     },
     /// The model gave its final answer.
     FinalAnswer {

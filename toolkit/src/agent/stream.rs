@@ -108,7 +108,7 @@ impl<'a> RunRequest<'a> {
                     RunEvent::TurnEnded { iteration, finish_reason: finish_reason.clone(), usage }
                 }
                 AgentEvent::ToolCallStarted { call } => RunEvent::ToolCall { call: call.clone() },
-                AgentEvent::ToolCallFinished { record } => RunEvent::ToolResult { record: Arc::new(record.clone()) },
+                AgentEvent::ToolCallFinished { record } => RunEvent::ToolResult { record: Arc::clone(record) },
                 AgentEvent::FinalAnswer { .. } => return,
             };
             // The stream may be gone (dropped while the run unwinds): nothing to tell.
