@@ -31,10 +31,10 @@ pub fn args_struct(m: &ToolModel) -> TokenStream {
     // field from its slot, its default, or a `missing field` error.
     let mut slots = Vec::new();
     let mut arms = Vec::new();
+    let mut field_arms = Vec::new();
     let mut finals = Vec::new();
     let mut inits = Vec::new();
     let mut wires = Vec::new();
-    let mut field_arms = Vec::new();
     for p_ in &m.params {
         let ParamKind::Arg(a) = &p_.kind else { continue };
         let binding = &p_.binding;
@@ -78,7 +78,7 @@ pub fn args_struct(m: &ToolModel) -> TokenStream {
         let value = located_at(quote!(#p::param_value::<__M, #ty>), ty.span());
         slots.push(quote!(#param_cfg let mut #binding: #p::Option<#ty> = #p::None;));
         let index = wires.len();
-        field_arms.push(quote!(#param_cfg #wire => #p::Ok(#index),));
+        field_arms.push(quote!(#param_cfg #wire => #p::Some(#index),));
         arms.push(quote! {
             #param_cfg
             #p::Some(#index) => {
@@ -121,28 +121,12 @@ pub fn args_struct(m: &ToolModel) -> TokenStream {
                 __deserializer: __D,
             ) -> #p::Result<Self, __D::Error> {
                 const __TOOLKIT_FIELDS: &[&str] = &[#(#wires),*];
-                // The key's place among the fields, matched where it lies (nothing is
-                // copied); any other key is serde's `unknown field` error, raised there.
-                struct __Field;
-                impl<'__toolkit_de> #p::serde::de::Visitor<'__toolkit_de> for __Field {
-                    type Value = usize;
-                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                        f.write_str("a field name")
-                    }
-                    fn visit_str<__E: #p::serde::de::Error>(self, key: &str) -> #p::Result<usize, __E> {
-                        match key {
-                            #(#field_arms)*
-                            _ => #p::Err(__E::unknown_field(key, __TOOLKIT_FIELDS)),
-                        }
-                    }
-                }
-                impl<'__toolkit_de> #p::serde::de::DeserializeSeed<'__toolkit_de> for __Field {
-                    type Value = usize;
-                    fn deserialize<__D2: #p::serde::Deserializer<'__toolkit_de>>(
-                        self,
-                        d: __D2,
-                    ) -> #p::Result<usize, __D2::Error> {
-                        #p::serde::Deserializer::deserialize_identifier(d, self)
+                // The key's place among the fields: the one part of reading a key that is
+                // this tool's own.
+                fn __toolkit_field(key: &str) -> #p::Option<usize> {
+                    match key {
+                        #(#field_arms)*
+                        _ => #p::None,
                     }
                 }
                 struct __Visitor;
@@ -158,12 +142,17 @@ pub fn args_struct(m: &ToolModel) -> TokenStream {
                     ) -> #p::Result<#ident, __M::Error> {
                         #(#slots)*
                         loop {
-                            match #p::serde::de::MapAccess::next_key_seed(&mut __map, __Field)? {
+                            // Any other key is serde's `unknown field` error, raised there.
+                            let __toolkit_seed = #p::FieldSeed { fields: __TOOLKIT_FIELDS, find: __toolkit_field };
+                            match #p::serde::de::MapAccess::next_key_seed(&mut __map, __toolkit_seed)? {
                                 #(#arms)*
                                 #p::None => break,
-                                // Not reached: `__Field` gives only the indices above.
-                                #p::Some(_) => {
-                                    return #p::Err(<__M::Error as #p::serde::de::Error>::custom("unexpected field"));
+                                // A parameter compiled out by its `#[cfg]`: unknown here too.
+                                #p::Some(__toolkit_i) => {
+                                    return #p::Err(<__M::Error as #p::serde::de::Error>::unknown_field(
+                                        __TOOLKIT_FIELDS[__toolkit_i],
+                                        __TOOLKIT_FIELDS,
+                                    ));
                                 }
                             }
                         }

@@ -115,3 +115,38 @@ pub fn from_context<'a, T: FromContext<'a>>(cx: &'a CallContext<'a>) -> T {
 pub fn from_state<'a, T: FromState<'a>>(cx: &CallContext<'a>) -> Result<T, ToolError> {
     T::from_state(cx)
 }
+
+/// A key of a tool's arguments in the `Deserialize` impl `#[tool]` generates: its place
+/// among `fields` (found by `find`, the tool's own `match`, where the key lies: nothing
+/// is copied), or serde's `unknown field` error. One type for every tool, so serde's key
+/// handling is compiled once per deserializer, not once per tool.
+#[derive(Clone, Copy)]
+pub struct FieldSeed {
+    pub fields: &'static [&'static str],
+    pub find: fn(&str) -> Option<usize>,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for FieldSeed {
+    type Value = usize;
+
+    #[inline]
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for FieldSeed {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("a field name")
+    }
+
+    #[inline]
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<usize, E> {
+        match (self.find)(key) {
+            Some(i) => Ok(i),
+            None => Err(E::unknown_field(key, self.fields)),
+        }
+    }
+}

@@ -17,7 +17,8 @@ use crate::limits::Limits;
 use crate::spec::ToolSpec;
 use crate::tool::Validate;
 
-/// Parses arguments straight into the tool's struct, then checks its constraints.
+/// Parses arguments straight into the tool's struct, then checks its constraints. Only
+/// the parse and the constraint check are generic: what surrounds them is compiled once.
 #[inline]
 pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
     raw: &str,
@@ -25,34 +26,30 @@ pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
     limits: &Limits,
 ) -> Result<A, ToolError> {
     let raw = precheck(raw, spec, limits)?;
-    match serde_json::from_str::<A>(raw) {
-        Ok(args) => {
-            if let Some(check) = spec.key_check.get(&spec.input_schema) {
-                nested_unknown(check, raw, spec)?;
-            }
-            match args.validate() {
-                Ok(()) => Ok(args),
-                Err(v) => Err(violated(v, spec)),
-            }
-        }
+    let (args, fixed) = match serde_json::from_str::<A>(raw) {
+        Ok(args) => (args, None),
+        // A strict model sends `null` for a field it leaves out (strict schemas make
+        // optional fields nullable): read that as absent, then try again.
         Err(e) => match without_optional_nulls(raw, spec) {
-            // A strict model sends `null` for a field it leaves out (strict schemas make
-            // optional fields nullable): read that as absent, then try again.
             Some(fixed) => match serde_json::from_str::<A>(&fixed) {
-                Ok(args) => {
-                    if let Some(check) = spec.key_check.get(&spec.input_schema) {
-                        nested_unknown(check, &fixed, spec)?;
-                    }
-                    match args.validate() {
-                        Ok(()) => Ok(args),
-                        Err(v) => Err(violated(v, spec)),
-                    }
-                }
-                Err(_) => Err(describe(raw, e, spec)),
+                Ok(args) => (args, Some(fixed)),
+                Err(_) => return Err(describe(raw, e, spec)),
             },
-            None => Err(describe(raw, e, spec)),
+            None => return Err(describe(raw, e, spec)),
         },
+    };
+    let validated = args.validate();
+    checked(fixed.as_deref().unwrap_or(raw), spec, validated).map(|()| args)
+}
+
+/// After a parse: no key a closed object below the root leaves out, and the
+/// constraints held. Not generic.
+#[inline]
+fn checked(text: &str, spec: &ToolSpec, validated: Result<(), Violation>) -> Result<(), ToolError> {
+    if let Some(check) = spec.key_check.get(&spec.input_schema) {
+        nested_unknown(check, text, spec)?;
     }
+    validated.map_err(|v| violated(v, spec))
 }
 
 /// Rejects a key that a closed object below the root does not list (serde dropped it
