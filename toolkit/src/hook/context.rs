@@ -7,7 +7,6 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::scope::Scope;
 use crate::call::Output;
 use crate::context::State;
 use crate::error::{ErrorKind, ToolError};
@@ -83,8 +82,9 @@ pub struct CallInfo<'a> {
     pub(crate) tool: &'a str,
     pub(crate) raw: &'a str,
     pub(crate) spec: Option<&'a ToolSpec>,
-    /// The labels (agent, task, session).
-    pub(crate) scope: &'a Scope,
+    pub(crate) agent: Option<&'a str>,
+    pub(crate) task: Option<&'a str>,
+    pub(crate) session: Option<&'a str>,
     pub(crate) state: &'a State,
     pub(crate) attempt: u32,
 }
@@ -107,17 +107,17 @@ impl<'a> CallInfo<'a> {
 
     /// The agent label of the call's [`Scope`](crate::hook::Scope).
     pub fn agent(&self) -> Option<&'a str> {
-        self.scope.agent.as_deref()
+        self.agent
     }
 
     /// The task label.
     pub fn task(&self) -> Option<&'a str> {
-        self.scope.task.as_deref()
+        self.task
     }
 
     /// The session label.
     pub fn session(&self) -> Option<&'a str> {
-        self.scope.session.as_deref()
+        self.session
     }
 
     /// 1 for the first run, 2 for the first retry, and so on.
