@@ -86,6 +86,31 @@ async fn a_panicking_sink_loses_nothing() {
     assert_eq!(*records.lock().unwrap(), ["x"]);
 }
 
+/// A sink whose every method panics.
+struct Broken;
+
+impl toolkit::RecordSink for Broken {
+    fn record(&self, _: &CallRecord) {
+        panic!("record")
+    }
+
+    fn keeps_records(&self) -> bool {
+        panic!("keeps_records")
+    }
+}
+
+#[tokio::test]
+async fn a_sink_that_panics_when_asked_whether_it_keeps_records_loses_nothing() {
+    let keeper = Keeper::default();
+    let tools = toolbox![add].with_sink(Broken).with_sink(keeper.clone());
+    let r = tools.call(ToolCall::new("y", "add", r#"{"a": 2, "b": 3}"#)).await;
+    assert_eq!((r.call_id.as_str(), r.content.as_str()), ("y", "5"));
+    let text = tools.call_ref(ToolCallRef::new("z", "add", r#"{"a": 1, "b": 3}"#)).await;
+    assert_eq!(text.unwrap(), "4");
+    let kept: Vec<String> = keeper.0.lock().unwrap().iter().map(|r| r.call_id.clone()).collect();
+    assert_eq!(kept, ["y", "z"]);
+}
+
 #[tokio::test]
 async fn a_call_its_caller_stops_waiting_for_is_recorded_as_cancelled() {
     let (tools, records) = collecting();

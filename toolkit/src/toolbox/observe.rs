@@ -12,7 +12,7 @@ use super::{Begun, Ended, Settle, Toolbox};
 use crate::call::{Output, ToolCallRef, ToolResult};
 use crate::exec::{Finished, Guard, HookEnv, Report, Started};
 use crate::hook::{Hook, Hooks, Scope};
-use crate::record::{CallRecord, Outcome};
+use crate::record::{CallRecord, Outcome, RecordSink};
 
 /// When an observed call started, for its record.
 type Clock = Option<(SystemTime, Instant)>;
@@ -138,7 +138,10 @@ impl Toolbox {
             duration: started.elapsed(),
             tool_duration,
         };
-        if !self.sinks.iter().chain(&scope.sinks.0).any(|s| s.keeps_records()) {
+        // A sink is asked under the same guard as it is given records: one that panics
+        // here is taken for one that does not keep them.
+        let keeps = |s: &Arc<dyn RecordSink>| catch_unwind(AssertUnwindSafe(|| s.keeps_records())).unwrap_or(false);
+        if !self.sinks.iter().chain(&scope.sinks.0).any(keeps) {
             self.deliver(scope, &record, None);
             let CallRecord { call_id, tool, content, .. } = record;
             return ToolResult { call_id, name: tool, content, error };
