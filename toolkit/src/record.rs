@@ -220,7 +220,8 @@ pub trait RecordSink: Send + Sync + 'static {
     /// Whether this sink keeps records (hands them to another thread, stores them):
     /// `true` makes the toolbox give it shared records, in
     /// [`record_shared`](RecordSink::record_shared). Defaults to `false`: lent records,
-    /// in [`record`](RecordSink::record).
+    /// in [`record`](RecordSink::record). Asked once, when the sink is added to a toolbox
+    /// or a scope.
     fn keeps_records(&self) -> bool {
         false
     }
@@ -236,5 +237,47 @@ pub trait RecordSink: Send + Sync + 'static {
 impl<F: Fn(&CallRecord) + Send + Sync + 'static> RecordSink for F {
     fn record(&self, record: &CallRecord) {
         self(record)
+    }
+}
+
+/// A list of record sinks (a toolbox's or a scope's), each with whether it keeps
+/// records: a sink is asked once, when it is added.
+#[derive(Clone, Default)]
+pub(crate) struct Sinks {
+    list: Vec<(Arc<dyn RecordSink>, bool)>,
+    keeps: bool,
+}
+
+impl Sinks {
+    pub(crate) const fn new() -> Self {
+        Sinks { list: Vec::new(), keeps: false }
+    }
+
+    /// Adds a sink. One that panics when asked whether it keeps records is taken for one
+    /// that does not (as one that panics on a record is skipped).
+    pub(crate) fn push(&mut self, sink: Arc<dyn RecordSink>) {
+        let keeps = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sink.keeps_records())).unwrap_or(false);
+        self.keeps |= keeps;
+        self.list.push((sink, keeps));
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Whether a sink keeps records.
+    pub(crate) fn keeps(&self) -> bool {
+        self.keeps
+    }
+
+    /// Each sink, and whether it keeps records.
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, (Arc<dyn RecordSink>, bool)> {
+        self.list.iter()
+    }
+}
+
+impl fmt::Debug for Sinks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} sink(s)", self.list.len())
     }
 }

@@ -1,10 +1,9 @@
 //! Who a call is made for: the [`Scope`] of labels, hooks and record sinks.
 
-use std::fmt;
 use std::sync::Arc;
 
 use super::registry::Hooks;
-use crate::record::RecordSink;
+use crate::record::{RecordSink, Sinks};
 
 /// Who a call is made for: agent, task and session labels (hooks read them; records
 /// carry them), the agent's own hooks, and record sinks of its own (an agent collects
@@ -23,36 +22,19 @@ pub struct Scope {
     pub(crate) session: Option<Arc<str>>,
     pub(crate) parent: Option<Arc<str>>,
     pub(crate) hooks: Hooks,
-    pub(crate) sinks: ScopeSinks,
-}
-
-/// The record sinks of a [`Scope`].
-#[derive(Clone, Default)]
-pub(crate) struct ScopeSinks(pub(crate) Vec<Arc<dyn RecordSink>>);
-
-impl fmt::Debug for ScopeSinks {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} sink(s)", self.0.len())
-    }
+    pub(crate) sinks: Sinks,
 }
 
 impl Scope {
     /// No labels, no hooks, no sinks.
     pub const fn new() -> Self {
-        Scope {
-            agent: None,
-            task: None,
-            session: None,
-            parent: None,
-            hooks: Hooks::new(),
-            sinks: ScopeSinks(Vec::new()),
-        }
+        Scope { agent: None, task: None, session: None, parent: None, hooks: Hooks::new(), sinks: Sinks::new() }
     }
 
     /// Also delivers the [`CallRecord`](crate::CallRecord) of every call made in this
     /// scope to `sink`, after the toolbox's own sinks.
     pub fn with_sink(mut self, sink: impl RecordSink) -> Self {
-        self.sinks.0.push(Arc::new(sink));
+        self.sinks.push(Arc::new(sink));
         self
     }
 

@@ -30,7 +30,7 @@ use crate::context::State;
 use crate::error::ToolError;
 use crate::exec::{self, Env, Finished, Guard, HookEnv, Matched, Plan, Started};
 use crate::hook::{DuplicateHook, Hook, Hooks, NO_SCOPE, Scope};
-use crate::record::RecordSink;
+use crate::record::{RecordSink, Sinks};
 use crate::schema::{Incompatibility, Target};
 use crate::spec::ToolSpec;
 use crate::tool::Tool;
@@ -72,7 +72,7 @@ pub struct Toolbox {
     table: Table,
     limits: Limits,
     state: State,
-    sinks: Vec<Arc<dyn RecordSink>>,
+    sinks: Sinks,
     hooks: Hooks,
     /// Which of this toolbox's hooks act on each tool, found on first use (reset by
     /// every change to the tools or the hooks).
@@ -102,7 +102,7 @@ impl Toolbox {
             table: Table::default(),
             limits: Limits::default(),
             state: State::default(),
-            sinks: Vec::new(),
+            sinks: Sinks::new(),
             hooks: Hooks::new(),
             plans: OnceLock::new(),
         }
@@ -346,7 +346,7 @@ impl Toolbox {
         if global.is_some() {
             return Begun::Waiting(Settle::Observed(Box::pin(self.observed(call, scope, global, span))));
         }
-        if !span.is_disabled() || !self.sinks.is_empty() || !scope.sinks.0.is_empty() {
+        if !span.is_disabled() || !self.sinks.is_empty() || !scope.sinks.is_empty() {
             return self.begin_observed(call, scope, span);
         }
         let hooks = (!self.hooks.is_empty() || !scope.hooks.is_empty()).then(|| HookEnv {

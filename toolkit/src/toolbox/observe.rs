@@ -12,7 +12,7 @@ use super::{Begun, Ended, Settle, Toolbox};
 use crate::call::{Output, ToolCallRef, ToolResult};
 use crate::exec::{Finished, Guard, HookEnv, Report, Started};
 use crate::hook::{Hook, Hooks, Scope};
-use crate::record::{CallRecord, Outcome, RecordSink};
+use crate::record::{CallRecord, Outcome};
 
 /// When an observed call started, for its record.
 type Clock = Option<(SystemTime, Instant)>;
@@ -42,7 +42,7 @@ impl Toolbox {
         lists: [&'a [Hook]; 3],
         span: &Span,
     ) -> (Clock, Started<'a>) {
-        let observed = !self.sinks.is_empty() || !scope.sinks.0.is_empty();
+        let observed = !self.sinks.is_empty() || !scope.sinks.is_empty();
         let clock = observed.then(|| (SystemTime::now(), Instant::now()));
         // No hook anywhere: the plan is not looked for.
         let hooks = lists.iter().any(|l| !l.is_empty()).then_some(HookEnv { lists, scope, wants_record: observed });
@@ -138,10 +138,7 @@ impl Toolbox {
             duration: started.elapsed(),
             tool_duration,
         };
-        // A sink is asked under the same guard as it is given records: one that panics
-        // here is taken for one that does not keep them.
-        let keeps = |s: &Arc<dyn RecordSink>| catch_unwind(AssertUnwindSafe(|| s.keeps_records())).unwrap_or(false);
-        if !self.sinks.iter().chain(&scope.sinks.0).any(keeps) {
+        if !self.sinks.keeps() && !scope.sinks.keeps() {
             self.deliver(scope, &record, None);
             let CallRecord { call_id, tool, content, .. } = record;
             return ToolResult { call_id, name: tool, content, error };
@@ -161,9 +158,9 @@ impl Toolbox {
     /// keep records (when it is `shared`), lent to the others. A sink that panics is
     /// reported and skipped.
     fn deliver(&self, scope: &Scope, record: &CallRecord, shared: Option<&Arc<CallRecord>>) {
-        for sink in self.sinks.iter().chain(&scope.sinks.0) {
+        for (sink, keeps) in self.sinks.iter().chain(scope.sinks.iter()) {
             let delivered = catch_unwind(AssertUnwindSafe(|| match shared {
-                Some(shared) if sink.keeps_records() => sink.record_shared(shared),
+                Some(shared) if *keeps => sink.record_shared(shared),
                 _ => sink.record(record),
             }));
             if delivered.is_err() {
