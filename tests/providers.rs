@@ -621,3 +621,23 @@ scenarios!(openai_chat, Chat);
 scenarios!(openai_responses, Responses);
 scenarios!(anthropic, Claude);
 scenarios!(gemini, Google);
+
+#[test]
+fn a_clients_debug_shows_its_settings_and_never_its_key() {
+    let key = "sk-secret-0123456789";
+    let shown = [
+        format!("{:?}", OpenAiCompatible::builder().api_key(key).model("m1").build().unwrap()),
+        format!("{:?}", OpenAiResponses::builder().api_key(key).model("m2").build().unwrap()),
+        format!("{:?}", Anthropic::builder().api_key(key).model("m3").build().unwrap()),
+        format!("{:?}", Gemini::builder().api_key(key).model("m4").build().unwrap()),
+    ];
+    for (text, (name, model)) in
+        shown.iter().zip([("OpenAiCompatible", "m1"), ("OpenAiResponses", "m2"), ("Anthropic", "m3"), ("Gemini", "m4")])
+    {
+        assert!(text.starts_with(name), "{text}");
+        for part in [format!("model: \"{model}\""), "api_key: \"[redacted]\"".into(), "max_retries:".into()] {
+            assert!(text.contains(&part), "`{part}` missing in {text}");
+        }
+        assert!(!text.contains(key), "the key leaked: {text}");
+    }
+}

@@ -130,12 +130,7 @@ impl Model for Anthropic {
 
 impl fmt::Debug for Anthropic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Anthropic")
-            .field("url", &self.transport.url)
-            .field("model", &self.transport.model)
-            .field("api_key", &"[redacted]")
-            .field("max_tokens", &self.max_tokens)
-            .finish()
+        self.transport.debug(f, "Anthropic").field("max_tokens", &self.max_tokens).finish()
     }
 }
 

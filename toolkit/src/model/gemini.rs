@@ -115,11 +115,7 @@ impl Model for Gemini {
 
 impl fmt::Debug for Gemini {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Gemini")
-            .field("url", &self.transport.url)
-            .field("model", &self.transport.model)
-            .field("api_key", &"[redacted]")
-            .finish()
+        self.transport.debug(f, "Gemini").finish()
     }
 }
 

@@ -164,6 +164,22 @@ impl Settings {
 }
 
 impl Transport {
+    /// The `Debug` of a client on this transport, named `name`: its URL, model, timeout
+    /// and retries, and its key redacted. The client adds its own fields and finishes.
+    pub(crate) fn debug<'f, 'b>(
+        &self,
+        f: &'f mut std::fmt::Formatter<'b>,
+        name: &str,
+    ) -> std::fmt::DebugStruct<'f, 'b> {
+        let mut d = f.debug_struct(name);
+        d.field("url", &self.url)
+            .field("model", &self.model)
+            .field("api_key", &"[redacted]")
+            .field("timeout", &self.timeout)
+            .field("max_retries", &self.max_retries);
+        d
+    }
+
     /// POSTs `body` as JSON, retrying 429 and 5xx; the body of the first success.
     pub(crate) async fn post<B: Serialize + ?Sized>(&self, body: &B) -> Result<String, ModelError> {
         let response = self.send(body).await?;

@@ -122,13 +122,7 @@ impl Model for OpenAiCompatible {
 
 impl fmt::Debug for OpenAiCompatible {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiCompatible")
-            .field("url", &self.transport.url)
-            .field("model", &self.transport.model)
-            .field("api_key", &"[redacted]")
-            .field("timeout", &self.transport.timeout)
-            .field("max_retries", &self.transport.max_retries)
-            .finish()
+        self.transport.debug(f, "OpenAiCompatible").finish()
     }
 }
 

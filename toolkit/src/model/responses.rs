@@ -102,11 +102,7 @@ impl Model for OpenAiResponses {
 
 impl fmt::Debug for OpenAiResponses {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiResponses")
-            .field("url", &self.transport.url)
-            .field("model", &self.transport.model)
-            .field("api_key", &"[redacted]")
-            .finish()
+        self.transport.debug(f, "OpenAiResponses").finish()
     }
 }
 
