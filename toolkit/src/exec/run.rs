@@ -14,8 +14,8 @@ use crate::call::{Output, ToolCallRef};
 use crate::context::CallContext;
 use crate::error::{ErrorKind, ToolError};
 use crate::hook::{
-    AfterCall, ArgsSlot, BeforeCall, CallEnds, CallInfo, Decision, ErrorCall, Extensions, Hook, OnFailure, Recovery,
-    Scope,
+    AfterCall, ArgsSlot, BeforeCall, CallEnds, CallInfo, Decision, ErrorCall, Extensions, Hook, HookError, OnFailure,
+    Recovery, Scope,
 };
 use crate::limits::Limits;
 use crate::record::{Effect, Event, HookAction, Outcome};
@@ -224,7 +224,7 @@ impl<'c> Run<'c> {
     /// After a before hook: a hook that failed open leaves the arguments as they were
     /// before it ran (`true`: its changes were undone).
     #[inline]
-    fn undone(slot: &mut Slot<'_>, fails_open: bool, outcome: &Result<Decision, String>) -> bool {
+    fn undone(slot: &mut Slot<'_>, fails_open: bool, outcome: &Result<Decision, HookError>) -> bool {
         if !fails_open {
             return false;
         }
@@ -240,7 +240,7 @@ impl<'c> Run<'c> {
     fn before_said(
         &mut self,
         hook: &Hook,
-        outcome: Result<Decision, String>,
+        outcome: Result<Decision, HookError>,
         touched: bool,
         attempt: &mut Attempt,
     ) -> Option<Before> {
@@ -376,7 +376,7 @@ impl<'c> Run<'c> {
     fn after_said(
         &mut self,
         hook: &Hook,
-        outcome: Result<(), String>,
+        outcome: Result<(), HookError>,
         touched: bool,
         text: &mut Option<String>,
         saved: Option<String>,
@@ -427,7 +427,7 @@ impl<'c> Run<'c> {
     }
 
     /// What one error hook's outcome means (`Some`: it handled the failure).
-    fn error_said(&mut self, hook: &Hook, outcome: Result<Recovery, String>) -> Option<Handled> {
+    fn error_said(&mut self, hook: &Hook, outcome: Result<Recovery, HookError>) -> Option<Handled> {
         match outcome {
             Ok(Recovery::Propagate) => None,
             Ok(Recovery::Retry) if self.info.spec.is_some_and(|s| s.annotations.repeatable()) => {
@@ -447,11 +447,8 @@ impl<'c> Run<'c> {
     }
 
     /// A hook failed: log it, record it, and apply its policy (`Some` = block).
-    fn failed(&mut self, hook: &Hook, event: Event, why: &str) -> Option<(String, Option<String>)> {
-        let (why, for_model) = match why.strip_prefix(crate::hook::FOR_MODEL) {
-            Some(message) => (message, true),
-            None => (why, false),
-        };
+    fn failed(&mut self, hook: &Hook, event: Event, error: &HookError) -> Option<(String, Option<String>)> {
+        let why = error.message();
         let detail = format!("{} hook `{}` failed: {why}", event.as_str(), hook.name);
         let policy = hook.failure_policy(event);
         tracing::warn!(
@@ -463,7 +460,7 @@ impl<'c> Run<'c> {
             "{detail}"
         );
         self.acted.push(hook, event, Effect::Failed, Some(detail.clone()));
-        let reason = if for_model { why.to_owned() } else { format!("policy check `{}` failed", hook.name) };
+        let reason = if error.is_for_model() { why.to_owned() } else { format!("policy check `{}` failed", hook.name) };
         (policy == OnFailure::Block).then_some((reason, Some(detail)))
     }
 

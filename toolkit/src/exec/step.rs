@@ -15,27 +15,27 @@ use crate::hook::{Hook, HookError, HookStep};
 pub(crate) fn start_step<'a, T>(
     hook: &Hook,
     start: impl FnOnce() -> HookStep<'a, T>,
-) -> Result<Result<T, String>, BoxFuture<'a, Result<T, HookError>>> {
+) -> Result<Result<T, HookError>, BoxFuture<'a, Result<T, HookError>>> {
     match catch_unwind(AssertUnwindSafe(start)) {
-        Ok(HookStep::Ready(result)) => Ok(result.map_err(HookError::into_reason)),
+        Ok(HookStep::Ready(result)) => Ok(result),
         // A hook that says it never waits may run in a call that is never polled again.
         Ok(HookStep::Pending(_)) if hook.is_sync() => {
-            Ok(Err("it says it is sync (`is_sync`) but returned a future".to_string()))
+            Ok(Err(failure("it says it is sync (`is_sync`) but returned a future")))
         }
         Ok(HookStep::Pending(fut)) => Err(fut),
-        Err(payload) => Ok(Err(panic_text(payload.as_ref()))),
+        Err(payload) => Ok(Err(panicked(payload.as_ref()))),
     }
 }
 
 /// One hook step in a call that cannot wait (its hooks all say they are sync: one that
 /// returns a future anyway was refused by [`start_step`]).
 #[inline]
-pub(crate) fn step_now<'a, T>(hook: &Hook, start: impl FnOnce() -> HookStep<'a, T>) -> Result<T, String> {
-    start_step(hook, start).unwrap_or_else(|_| Err("it had to wait in a call that cannot".to_string()))
+pub(crate) fn step_now<'a, T>(hook: &Hook, start: impl FnOnce() -> HookStep<'a, T>) -> Result<T, HookError> {
+    start_step(hook, start).unwrap_or_else(|_| Err(failure("it had to wait in a call that cannot")))
 }
 
 /// Awaits a hook's future under its guard.
-pub(crate) async fn wait<T>(hook: &Hook, fut: BoxFuture<'_, Result<T, HookError>>) -> Result<T, String> {
+pub(crate) async fn wait<T>(hook: &Hook, fut: BoxFuture<'_, Result<T, HookError>>) -> Result<T, HookError> {
     let guarded = AssertUnwindSafe(fut).catch_unwind();
     let outcome = match hook.timeout {
         None => guarded.await,
@@ -44,20 +44,30 @@ pub(crate) async fn wait<T>(hook: &Hook, fut: BoxFuture<'_, Result<T, HookError>
             // that is this hook's failure, not a crash.
             let timed = match catch_unwind(AssertUnwindSafe(|| tokio::time::timeout(limit, guarded))) {
                 Ok(timed) => timed,
-                Err(payload) => return Err(panic_text(payload.as_ref())),
+                Err(payload) => return Err(panicked(payload.as_ref())),
             };
             match timed.await {
                 Ok(outcome) => outcome,
-                Err(_) => return Err(format!("did not finish within {limit:?}")),
+                Err(_) => return Err(HookError::new(format!("did not finish within {limit:?}"))),
             }
         }
     };
     match outcome {
-        Ok(result) => result.map_err(HookError::into_reason),
-        Err(payload) => Err(panic_text(payload.as_ref())),
+        Ok(result) => result,
+        Err(payload) => Err(panicked(payload.as_ref())),
     }
 }
 
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    format!("panicked: {}", panic_payload(payload).unwrap_or_else(|| "a non-string payload".to_string()))
+fn panicked(payload: &(dyn std::any::Any + Send)) -> HookError {
+    HookError::new(format!(
+        "panicked: {}",
+        panic_payload(payload).unwrap_or_else(|| "a non-string payload".to_string())
+    ))
+}
+
+/// A failure of the engine's own finding (not the hook's `Err`), off the usual path.
+#[cold]
+#[inline(never)]
+fn failure(text: &str) -> HookError {
+    HookError::new(text)
 }

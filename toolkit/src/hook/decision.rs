@@ -126,10 +126,6 @@ pub struct HookError {
     for_model: bool,
 }
 
-/// Marks, inside the engine's failure text, an error meant for the model (a NUL byte no
-/// message holds).
-pub(crate) const FOR_MODEL: &str = "\u{0}model\u{0}";
-
 impl HookError {
     /// A failure with this description.
     pub fn new(message: impl fmt::Display) -> Self {
@@ -149,11 +145,6 @@ impl HookError {
     /// Whether the model reads the message.
     pub fn is_for_model(&self) -> bool {
         self.for_model
-    }
-
-    /// The engine's failure text: the message, marked when it is for the model.
-    pub(crate) fn into_reason(self) -> String {
-        if self.for_model { format!("{FOR_MODEL}{}", self.message) } else { self.message }
     }
 }
 

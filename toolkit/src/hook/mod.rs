@@ -63,7 +63,6 @@ mod traits;
 pub use crate::record::Event;
 pub use context::{AfterCall, BeforeCall, CallInfo, ErrorCall, Extensions};
 pub(crate) use context::{ArgsSlot, CallEnds};
-pub(crate) use decision::FOR_MODEL;
 pub use decision::{Decision, HookError, HookStep, IntoHookResult, OnFailure, Recovery};
 pub use def::{Filter, Hook};
 pub(crate) use registry::global_snapshot;
