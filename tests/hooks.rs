@@ -448,6 +448,63 @@ async fn a_failing_hook_is_handled_by_its_policy_for_every_event_and_every_failu
     }
 }
 
+/// A hook that fails with words for the model, at once or after waiting.
+struct Explains {
+    waits: bool,
+}
+
+impl Explains {
+    fn step<'a, T: Send + 'a>(&self) -> HookStep<'a, T> {
+        let error = HookError::for_model("ask the user for the account number first");
+        if self.waits {
+            HookStep::Pending(Box::pin(async move {
+                tokio::task::yield_now().await;
+                Err(error)
+            }))
+        } else {
+            HookStep::Ready(Err(error))
+        }
+    }
+}
+
+impl toolkit::hook::BeforeHook for Explains {
+    fn before<'a>(&'a self, _: &'a mut BeforeCall<'_>) -> HookStep<'a, Decision> {
+        self.step()
+    }
+}
+impl toolkit::hook::AfterHook for Explains {
+    fn after<'a>(&'a self, _: &'a mut AfterCall<'_>) -> HookStep<'a, ()> {
+        self.step()
+    }
+}
+impl toolkit::hook::ErrorHook for Explains {
+    fn error<'a>(&'a self, _: &'a mut ErrorCall<'_>) -> HookStep<'a, Recovery> {
+        self.step()
+    }
+}
+
+#[tokio::test]
+async fn a_failure_for_the_model_reaches_it_on_every_event_waiting_or_not() {
+    let said = "blocked: ask the user for the account number first";
+    for waits in [false, true] {
+        let hooks = [
+            ("before", Hook::new("explains").on_before(Explains { waits }), "add", r#"{"a": 1, "b": 2}"#),
+            ("after", Hook::new("explains").on_after(Explains { waits }), "add", r#"{"a": 1, "b": 2}"#),
+            ("error", Hook::new("explains").on_error(Explains { waits }), "pay", r#"{"amount": 3}"#),
+        ];
+        for (event, hook, tool, args) in hooks {
+            let (tools, records) = recorded(toolbox![add, pay].with_hook(hook.on_failure(OnFailure::Block)));
+            let r = tools.call(call(tool, args)).await;
+            assert_eq!(r.content, said, "{event}, waits {waits}");
+            assert_eq!(r.kind(), Some(ErrorKind::Blocked), "{event}, waits {waits}");
+            let record = records.lock().unwrap()[0].clone();
+            assert_eq!(record.hooks[0].effect, Effect::Failed, "{event}, waits {waits}");
+            let detail = record.hooks[0].detail.clone().unwrap();
+            assert_eq!(detail, format!("{event} hook `explains` failed: ask the user for the account number first"));
+        }
+    }
+}
+
 /// The same policies when the whole pipeline runs with no future (a sync tool, sync
 /// hooks: closures), where a panic or an error is the only way to fail.
 #[tokio::test]
