@@ -75,25 +75,7 @@ pub struct AnthropicBuilder {
 }
 
 impl Anthropic {
-    /// A builder; unset fields come from the environment when built.
-    pub fn builder() -> AnthropicBuilder {
-        AnthropicBuilder::default()
-    }
-
-    /// A client configured from the environment (see the table above).
-    pub fn from_env() -> Result<Self, ModelError> {
-        Self::builder().build()
-    }
-
-    /// The model's name, as sent.
-    pub fn model(&self) -> &str {
-        &self.transport.model
-    }
-
-    /// The endpoint requests go to (`{base}/v1/messages`).
-    pub fn url(&self) -> &str {
-        &self.transport.url
-    }
+    super::http::client_accessors!(builder: AnthropicBuilder, path: "{base}/v1/messages");
 
     async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         let body = body(&self.transport.model, self.max_tokens, &request);

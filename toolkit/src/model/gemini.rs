@@ -67,25 +67,7 @@ pub struct GeminiBuilder {
 }
 
 impl Gemini {
-    /// A builder; unset fields come from the environment when built.
-    pub fn builder() -> GeminiBuilder {
-        GeminiBuilder::default()
-    }
-
-    /// A client configured from the environment (see the table above).
-    pub fn from_env() -> Result<Self, ModelError> {
-        Self::builder().build()
-    }
-
-    /// The model's name, as sent.
-    pub fn model(&self) -> &str {
-        &self.transport.model
-    }
-
-    /// The endpoint requests go to.
-    pub fn url(&self) -> &str {
-        &self.transport.url
-    }
+    super::http::client_accessors!(builder: GeminiBuilder, path: "{base}/models/{model}:generateContent");
 
     async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         let body = body(&request);

@@ -115,6 +115,33 @@ macro_rules! builder_setters {
 }
 pub(crate) use builder_setters;
 
+/// The constructors and accessors every HTTP client shares (over its `transport`):
+/// `builder`, `from_env`, `model` and `url`, the last documented with the client's path.
+macro_rules! client_accessors {
+    (builder: $builder:ty, path: $path:literal) => {
+        /// A builder; unset fields come from the environment when built.
+        pub fn builder() -> $builder {
+            <$builder>::default()
+        }
+
+        /// A client configured from the environment (the variables in the type's docs).
+        pub fn from_env() -> Result<Self, ModelError> {
+            Self::builder().build()
+        }
+
+        /// The model's name, as sent.
+        pub fn model(&self) -> &str {
+            &self.transport.model
+        }
+
+        #[doc = concat!("The endpoint requests go to (`", $path, "`).")]
+        pub fn url(&self) -> &str {
+            &self.transport.url
+        }
+    };
+}
+pub(crate) use client_accessors;
+
 /// Where a client's settings come from when the builder leaves them unset.
 pub(crate) struct Defaults {
     pub(crate) key_variable: &'static str,

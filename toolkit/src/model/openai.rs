@@ -73,25 +73,7 @@ pub struct OpenAiCompatibleBuilder {
 }
 
 impl OpenAiCompatible {
-    /// A builder; unset fields come from the environment when built.
-    pub fn builder() -> OpenAiCompatibleBuilder {
-        OpenAiCompatibleBuilder::default()
-    }
-
-    /// A client configured from the environment (see the table above).
-    pub fn from_env() -> Result<Self, ModelError> {
-        Self::builder().build()
-    }
-
-    /// The model's name, as sent.
-    pub fn model(&self) -> &str {
-        &self.transport.model
-    }
-
-    /// The endpoint requests go to (`{base}/chat/completions`).
-    pub fn url(&self) -> &str {
-        &self.transport.url
-    }
+    super::http::client_accessors!(builder: OpenAiCompatibleBuilder, path: "{base}/chat/completions");
 
     /// Sends one request, retrying 429 and 5xx.
     async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {

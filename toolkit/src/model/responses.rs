@@ -52,25 +52,7 @@ pub struct OpenAiResponsesBuilder {
 }
 
 impl OpenAiResponses {
-    /// A builder; unset fields come from the environment when built.
-    pub fn builder() -> OpenAiResponsesBuilder {
-        OpenAiResponsesBuilder::default()
-    }
-
-    /// A client configured from the environment.
-    pub fn from_env() -> Result<Self, ModelError> {
-        Self::builder().build()
-    }
-
-    /// The model's name, as sent.
-    pub fn model(&self) -> &str {
-        &self.transport.model
-    }
-
-    /// The endpoint requests go to (`{base}/responses`).
-    pub fn url(&self) -> &str {
-        &self.transport.url
-    }
+    super::http::client_accessors!(builder: OpenAiResponsesBuilder, path: "{base}/responses");
 
     async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         let body = body(&self.transport.model, &request);
