@@ -346,8 +346,11 @@ impl Toolbox {
         if global.is_some() {
             return Begun::Waiting(Settle::Observed(Box::pin(self.observed(call, scope, global, span))));
         }
-        if !span.is_disabled() || !self.sinks.is_empty() || !scope.sinks.is_empty() {
+        if !span.is_disabled() {
             return self.begin_observed(call, scope, span);
+        }
+        if !self.sinks.is_empty() || !scope.sinks.is_empty() {
+            return self.begin_recorded(call, scope, span);
         }
         let hooks = (!self.hooks.is_empty() || !scope.hooks.is_empty()).then(|| HookEnv {
             lists: [&[], self.hooks.as_slice(), scope.hooks.as_slice()],
@@ -465,6 +468,17 @@ pub(super) enum Ended {
     /// Its record is to be made (see [`Toolbox::conclude`]): how it ended, and when it
     /// started.
     Recorded(Finished, (SystemTime, Instant)),
+}
+
+impl Ended {
+    /// A call that ended, recorded when it was timed (`clock`, for a sink).
+    #[inline]
+    fn of(finished: Finished, clock: observe::Clock) -> Self {
+        match clock {
+            Some(clock) => Ended::Recorded(finished, clock),
+            None => Ended::Plain(finished.result),
+        }
+    }
 }
 
 /// What is left of a call after its synchronous start: one hand-written future, so the

@@ -15,7 +15,7 @@ use crate::hook::{Hook, Hooks, Scope};
 use crate::record::{CallRecord, Outcome};
 
 /// When an observed call started, for its record.
-type Clock = Option<(SystemTime, Instant)>;
+pub(super) type Clock = Option<(SystemTime, Instant)>;
 
 impl Toolbox {
     /// The synchronous start of an observed call that no global hook acts on: a call that
@@ -33,6 +33,25 @@ impl Toolbox {
         }
     }
 
+    /// The synchronous start of a call only a record sink observes (its span is
+    /// disabled): the plain start, timed; a call that has to wait continues in
+    /// [`observed_rest`](Toolbox::observed_rest).
+    pub(super) fn begin_recorded<'a>(&'a self, call: ToolCallRef<'a>, scope: &'a Scope, span: Span) -> Begun<'a> {
+        let clock = clock();
+        let hooks = (!self.hooks.is_empty() || !scope.hooks.is_empty()).then(|| HookEnv {
+            lists: [&[], self.hooks.as_slice(), scope.hooks.as_slice()],
+            scope,
+            wants_record: true,
+        });
+        match self.start(call, self.env(hooks)) {
+            Started::Done(outcome) => Begun::Done(Ended::Recorded(Finished::plain(outcome), clock)),
+            Started::Finished(finished) => Begun::Done(Ended::Recorded(finished, clock)),
+            started => {
+                Begun::Waiting(Settle::Observed(Box::pin(self.observed_rest(call, scope, span, Some(clock), started))))
+            }
+        }
+    }
+
     /// Starts an observed call among these hook lists, in its span, with its clock when a
     /// record will be built.
     fn start_observed<'a>(
@@ -43,7 +62,7 @@ impl Toolbox {
         span: &Span,
     ) -> (Clock, Started<'a>) {
         let observed = !self.sinks.is_empty() || !scope.sinks.is_empty();
-        let clock = observed.then(|| (SystemTime::now(), Instant::now()));
+        let clock = observed.then(clock);
         // No hook anywhere: the plan is not looked for.
         let hooks = lists.iter().any(|l| !l.is_empty()).then_some(HookEnv { lists, scope, wants_record: observed });
         (clock, span.in_scope(|| self.start(call, self.env(hooks))))
@@ -177,10 +196,14 @@ fn observed_end(span: &Span, clock: Clock, finished: Finished) -> Ended {
     if let Err(e) = &finished.result {
         span.record("error.type", e.kind.as_str());
     }
-    match clock {
-        Some(clock) => Ended::Recorded(finished, clock),
-        None => Ended::Plain(finished.result),
-    }
+    Ended::of(finished, clock)
+}
+
+/// When a recorded call starts: the wall clock for its record, the monotonic one for
+/// its duration.
+#[inline]
+pub(super) fn clock() -> (SystemTime, Instant) {
+    (SystemTime::now(), Instant::now())
 }
 
 /// An observed call that has not ended yet. Dropped before it is forgotten (the
