@@ -130,6 +130,13 @@ fn count(#[state] counter: &Counter, #[context] cx: &CallContext<'_>) -> String 
     format!("{n} ({})", cx.call_id())
 }
 
+/// Add to the count, after a pause.
+#[tool]
+async fn count_later(#[state] counter: &Counter, by: usize) -> Result<usize, std::io::Error> {
+    tokio::task::yield_now().await;
+    Ok(counter.0.fetch_add(by, Ordering::SeqCst) + by)
+}
+
 fn call(name: &str, args: &str) -> ToolCall {
     ToolCall::new("call_1", name, args)
 }
@@ -434,6 +441,24 @@ async fn missing_state_is_reported_as_unavailable_with_the_fix_for_the_operator(
     let r = toolbox![count].call(call("count", "{}")).await;
     assert_eq!(r.kind(), Some(ErrorKind::Unavailable));
     assert_eq!(r.content, "`count` is not available right now");
+    assert!(r.error.unwrap().detail.unwrap().contains("Toolbox::with_state"));
+}
+
+#[tokio::test]
+async fn an_async_tool_with_state_and_no_context_finds_its_state_or_is_refused_before_it_runs() {
+    // Such a tool's future is the function's own, mapped to the result (no `async`
+    // block): its state is looked up before the function is called.
+    let shared = Arc::new(Counter(AtomicUsize::new(10)));
+    let tools = toolbox![count_later].with_state(Arc::clone(&shared));
+    let r = tools.call(call("count_later", r#"{"by": 5}"#)).await;
+    assert_eq!((r.content.as_str(), r.error.is_none()), ("15", true));
+    let r = tools.call(call("count_later", r#"{"by": "five"}"#)).await;
+    assert_eq!(r.kind(), Some(ErrorKind::InvalidType), "{}", r.content);
+    assert_eq!(shared.0.load(Ordering::SeqCst), 15, "refused arguments never reach the function");
+
+    let r = toolbox![count_later].call(call("count_later", r#"{"by": 5}"#)).await;
+    assert_eq!(r.kind(), Some(ErrorKind::Unavailable));
+    assert_eq!(r.content, "`count_later` is not available right now");
     assert!(r.error.unwrap().detail.unwrap().contains("Toolbox::with_state"));
 }
 

@@ -331,6 +331,12 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
         block.set_span(block.span().located_at(fn_ident.span()));
         quote!(#async_move #block)
     };
+    let borrows_context = m.params.iter().any(|p| matches!(p.kind, ParamKind::Context));
+    let invoke_body = if m.is_async && !m.blocking && !borrows_context {
+        mapped_invoke(m, &this, &destructure, &call_args, &target)
+    } else {
+        invoke_body
+    };
     let invoke_now = if runs_now {
         quote! {
             const RUNS_NOW: bool = true;
@@ -399,6 +405,48 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
 
             #invoke_now
         }
+    }
+}
+
+/// The body of `invoke` for an async tool that does not borrow its context: the
+/// function's own future, mapped to the tool's result (`__private::invoked`). No `async`
+/// block, whose coroutine rustc builds, lays out and compiles once per tool: about
+/// 170 KB of rustc memory per tool. A tool that borrows its context needs the context to
+/// live in its future, and keeps the `async` block (see [`tool_impl`]).
+fn mapped_invoke(
+    m: &ToolModel,
+    this: &TokenStream,
+    destructure: &TokenStream,
+    call_args: &[TokenStream],
+    target: &TokenStream,
+) -> TokenStream {
+    let krate = &m.krate;
+    let p = quote!(#krate::__private);
+    // A `#[state]` that is missing refuses the call before the function is called.
+    let refusable = m.params.iter().any(|param| matches!(param.kind, ParamKind::State));
+    let injections = m.params.iter().filter(|param| matches!(param.kind, ParamKind::State)).map(|param| {
+        let (b, cfg) = (&param.binding, cfg_attrs(&param.cfgs));
+        let inject = located_at(quote!(#p::from_state(__toolkit_cx)), param.ty.span());
+        quote! {
+            #cfg let #b = match #inject {
+                #p::Ok(__toolkit_state) => __toolkit_state,
+                #p::Err(__toolkit_err) => return #p::Either::Right(#p::refused(__toolkit_err)),
+            };
+        }
+    });
+    let keep_raw =
+        if m.keeps_raw { quote!(let __toolkit_keep_raw = #p::CallContext::keeps_raw(__toolkit_cx);) } else { quote!() };
+    let call = quote_spanned!(m.fn_ident.span()=> #target(#(#call_args),*));
+    let conversion = convert(m, &m.output, quote!(__toolkit_ret));
+    let mapped = quote!(#p::invoked(#call, move |__toolkit_ret| { #conversion }));
+    let mapped = if refusable { quote!(#p::Either::Left(#mapped)) } else { mapped };
+    quote! {
+        let __toolkit_cx = &__toolkit_cx;
+        #this
+        #destructure
+        #(#injections)*
+        #keep_raw
+        #mapped
     }
 }
 

@@ -31,7 +31,7 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-pub use futures_util::future::BoxFuture;
+pub use futures_util::future::{BoxFuture, Either};
 pub use regex::Regex;
 pub use schemars;
 pub use serde;

@@ -91,6 +91,26 @@ impl<E> ErrorViaNothing for ErrorProbe<E> {
     }
 }
 
+/// The `invoke` of an async tool that does not borrow its context: the function's
+/// future, then `finish` (the conversion to the tool's result). One small generic
+/// future (`Map`) rather than an `async` block per tool, whose coroutine costs rustc far
+/// more to build.
+#[inline]
+pub fn invoked<F, C>(fut: F, finish: C) -> futures_util::future::Map<F, C>
+where
+    F: std::future::Future,
+    C: FnOnce(F::Output) -> Result<Output, ToolError>,
+{
+    futures_util::FutureExt::map(fut, finish)
+}
+
+/// The `invoke` of an async tool whose `#[state]` is missing: the call ends with the
+/// error, the function never called.
+#[inline]
+pub fn refused(error: ToolError) -> std::future::Ready<Result<Output, ToolError>> {
+    std::future::ready(Err(error))
+}
+
 /// The `invoke` of a sync tool: its `invoke_now` always runs the tool.
 #[inline]
 pub fn finished<A>(outcome: Result<Result<Output, ToolError>, A>) -> Result<Output, ToolError> {
