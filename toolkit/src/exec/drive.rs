@@ -60,22 +60,24 @@ fn drive_now(target: Target<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: &H
     let mut run = Run::new(tool.map(|(_, spec)| spec), call, env, hooked);
     loop {
         let mut attempt = Attempt::default();
-        let (produced, mut slot) = match run.parse(tool, refused.as_ref()) {
-            Err(e) => (Produced::Failed(e), None),
-            Ok(mut slot) => {
-                let produced = match run.before_now(&mut slot, &mut attempt) {
+        // The slot is written once, where it stays (it is not small).
+        let mut slot = None;
+        let produced = match run.parse(tool, refused.as_ref()) {
+            Err(e) => Produced::Failed(e),
+            Ok(parsed) => {
+                let slot = slot.insert(run.slot(parsed));
+                match run.before_now(slot, &mut attempt) {
                     Before::Block(reason, detail) => Produced::Blocked(reason, detail),
                     Before::Return(output) => Produced::Output(output, true),
-                    Before::Continue => match (run.ready_to_run(&mut slot, &mut attempt), tool) {
+                    Before::Continue => match (run.ready_to_run(slot, &mut attempt), tool) {
                         (Ok(clock), Some((tool, spec))) => {
-                            let ran = run.tool_now(tool, spec, &mut slot);
+                            let ran = run.tool_now(tool, spec, slot);
                             attempt.ran(clock, ran)
                         }
                         (Err(e), _) => Produced::Failed(e),
                         (Ok(_), None) => Produced::Failed(not_ready()),
                     },
-                };
-                (produced, Some(slot))
+                }
             }
         };
         let args = slot.as_mut().map(|s| s as &mut dyn ArgsSlot);
@@ -96,22 +98,24 @@ async fn drive(target: Target<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: 
     let mut run = Run::new(tool.map(|(_, spec)| spec), call, env, hooked);
     loop {
         let mut attempt = Attempt::default();
-        let (produced, mut slot) = match run.parse(tool, refused.as_ref()) {
-            Err(e) => (Produced::Failed(e), None),
-            Ok(mut slot) => {
-                let produced = match run.before(&mut slot, &mut attempt).await {
+        // The slot is written once, where it stays (it is not small).
+        let mut slot = None;
+        let produced = match run.parse(tool, refused.as_ref()) {
+            Err(e) => Produced::Failed(e),
+            Ok(parsed) => {
+                let slot = slot.insert(run.slot(parsed));
+                match run.before(slot, &mut attempt).await {
                     Before::Block(reason, detail) => Produced::Blocked(reason, detail),
                     Before::Return(output) => Produced::Output(output, true),
-                    Before::Continue => match (run.ready_to_run(&mut slot, &mut attempt), tool) {
+                    Before::Continue => match (run.ready_to_run(slot, &mut attempt), tool) {
                         (Ok(clock), Some((tool, spec))) => {
-                            let ran = run.tool(tool, spec, &mut slot).await;
+                            let ran = run.tool(tool, spec, slot).await;
                             attempt.ran(clock, ran)
                         }
                         (Err(e), _) => Produced::Failed(e),
                         (Ok(_), None) => Produced::Failed(not_ready()),
                     },
-                };
-                (produced, Some(slot))
+                }
             }
         };
         let args = slot.as_mut().map(|s| s as &mut dyn ArgsSlot);

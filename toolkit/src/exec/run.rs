@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::Env;
 use super::guard::{Guard, guarded, panicked};
 use super::plan::Plan;
-use super::runnable::{Runnable, not_ready};
+use super::runnable::{Args, Runnable, not_ready};
 use super::slot::Slot;
 use super::step::{start_step, step_now, wait};
 use crate::call::{Output, ToolCallRef};
@@ -149,13 +149,20 @@ impl<'c> Run<'c> {
         &self,
         tool: Option<(&'t dyn Runnable, &'t ToolSpec)>,
         refused: Option<&ToolError>,
-    ) -> Result<Slot<'t>, ToolError> {
+    ) -> Result<(&'t dyn Runnable, Args), ToolError> {
         match (tool, refused) {
-            (Some((tool, _)), _) => guarded(self.info.tool, || tool.parse(self.info.raw, self.limits))
-                .map(|args| Slot::new(tool, args, self.keep_args)),
+            (Some((tool, _)), _) => {
+                guarded(self.info.tool, || tool.parse(self.info.raw, self.limits)).map(|a| (tool, a))
+            }
             (None, Some(e)) => Err(e.clone()),
             (None, None) => Err(not_ready()),
         }
+    }
+
+    /// The slot of parsed arguments (built where it is stored: it is not small).
+    #[inline]
+    pub(super) fn slot<'t>(&self, (tool, args): (&'t dyn Runnable, Args)) -> Slot<'t> {
+        Slot::new(tool, args, self.keep_args)
     }
 
     /// The before hooks, in order, until one blocks or returns an output; every hook
