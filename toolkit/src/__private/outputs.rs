@@ -93,15 +93,48 @@ impl<E> ErrorViaNothing for ErrorProbe<E> {
 
 /// The `invoke` of an async tool that does not borrow its context: the function's
 /// future, then `finish` (the conversion to the tool's result). One small generic
-/// future (`Map`) rather than an `async` block per tool, whose coroutine costs rustc far
-/// more to build.
+/// future rather than an `async` block per tool, whose coroutine costs rustc far more
+/// to build.
 #[inline]
-pub fn invoked<F, C>(fut: F, finish: C) -> futures_util::future::Map<F, C>
+pub fn invoked<F, C>(fut: F, finish: C) -> Invoked<F, C>
 where
     F: std::future::Future,
     C: FnOnce(F::Output) -> Result<Output, ToolError>,
 {
-    futures_util::FutureExt::map(fut, finish)
+    Invoked { fut, finish: Some(finish) }
+}
+
+pin_project_lite::pin_project! {
+    /// See [`invoked`].
+    pub struct Invoked<F, C> {
+        #[pin]
+        fut: F,
+        finish: Option<C>,
+    }
+}
+
+impl<F, C> std::future::Future for Invoked<F, C>
+where
+    F: std::future::Future,
+    C: FnOnce(F::Output) -> Result<Output, ToolError>,
+{
+    type Output = Result<Output, ToolError>;
+
+    #[inline]
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        let this = self.project();
+        let out = std::task::ready!(this.fut.poll(cx));
+        std::task::Poll::Ready(match this.finish.take() {
+            Some(finish) => finish(out),
+            None => Err(polled_again()),
+        })
+    }
+}
+
+#[cold]
+fn polled_again() -> ToolError {
+    ToolError::new(ErrorKind::Unavailable, "this tool is not available")
+        .with_detail("a tool's future was polled after it finished")
 }
 
 /// The `invoke` of an async tool whose `#[state]` is missing: the call ends with the
