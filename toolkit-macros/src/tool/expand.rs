@@ -309,33 +309,30 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
     // future to box (`invoke_now`); its `invoke` delegates there, so the body, and any
     // error in it, appears once.
     let runs_now = !m.is_async && !m.blocking;
-    let invoke_inner = if runs_now {
-        quote! { #p::finished(<Self as #p::Tool>::invoke_now(self, __toolkit_args, &__toolkit_cx)) }
+    let borrows_context = m.params.iter().any(|p| matches!(p.kind, ParamKind::Context));
+    let invoke_body = if runs_now {
+        // Its `invoke` (which the runtime never calls for it) runs it at once and
+        // returns the ready result: no coroutine.
+        quote! { ::core::future::ready(#p::finished(<Self as #p::Tool>::invoke_now(self, __toolkit_args, &__toolkit_cx))) }
+    } else if m.is_async && !m.blocking && !borrows_context {
+        mapped_invoke(m, &this, &destructure, &call_args, &target)
     } else {
-        quote! {
-            // The future owns the context; the function borrows it from there.
+        // A tool that borrows its context, or blocks: an `async move { .. }` that owns
+        // the context, located at the function's name (a future that is not `Send` is
+        // reported there), its contents keeping their own spans and hygiene (so a tool
+        // defined by a `macro_rules!` still sees the generated bindings).
+        let invoke_inner = quote! {
             let __toolkit_cx = &__toolkit_cx;
             #this
             #destructure
             #(#injections)*
             #keep_raw
             #body
-        }
-    };
-    // `async move { .. }` located at the function's name (a future that is not `Send` is
-    // reported there), its contents keeping their own spans and hygiene (so a tool
-    // defined by a `macro_rules!` still sees the generated bindings).
-    let invoke_body = {
+        };
         let async_move = located_at(quote!(async move), fn_ident.span());
         let mut block = Group::new(Delimiter::Brace, invoke_inner);
         block.set_span(block.span().located_at(fn_ident.span()));
         quote!(#async_move #block)
-    };
-    let borrows_context = m.params.iter().any(|p| matches!(p.kind, ParamKind::Context));
-    let invoke_body = if m.is_async && !m.blocking && !borrows_context {
-        mapped_invoke(m, &this, &destructure, &call_args, &target)
-    } else {
-        invoke_body
     };
     let invoke_now = if runs_now {
         quote! {
@@ -460,37 +457,21 @@ fn encode_args(m: &ToolModel) -> TokenStream {
         quote!(#krate::__private)
     };
     let args_ident = &m.args_ident;
+    // One entry per argument; the encoding itself is `__private::encode_fields`,
+    // compiled once.
     let fields = m.params.iter().filter_map(|param| {
         let ParamKind::Arg(a) = &param.kind else { return None };
-        let (binding, wire, cfg) = (&param.binding, &a.wire, cfg_attrs(&param.cfgs));
-        let value = quote!((&&#p::EncodeProbe(&__toolkit_args.#binding)).encode_param(#wire)?);
-        Some(if a.optional {
-            quote! {
-                #cfg
-                {
-                    let __toolkit_value = #value;
-                    if !__toolkit_value.is_null() {
-                        __toolkit_map.insert(#p::String::from(#wire), __toolkit_value);
-                    }
-                }
-            }
-        } else {
-            quote! {
-                #cfg
-                __toolkit_map.insert(#p::String::from(#wire), #value);
-            }
-        })
+        let (binding, wire, cfg, optional) = (&param.binding, &a.wire, cfg_attrs(&param.cfgs), a.optional);
+        Some(quote!(#cfg (#wire, #optional, (&&#p::EncodeProbe(&__toolkit_args.#binding)).encoder()),))
     });
     quote! {
-        #[allow(unused_mut, unused_variables)]
+        #[allow(unused_variables)]
         fn encode_args(
             __toolkit_args: &#args_ident,
         ) -> #p::Result<#p::serde_json::Map<#p::String, #p::serde_json::Value>, #p::String> {
             #[allow(unused_imports)]
             use #p::{EncodeViaNothing as _, EncodeViaSerialize as _};
-            let mut __toolkit_map = #p::serde_json::Map::new();
-            #(#fields)*
-            #p::Ok(__toolkit_map)
+            #p::encode_fields(&[#(#fields)*])
         }
     }
 }

@@ -156,26 +156,55 @@ pub fn finished<A>(outcome: Result<Result<Output, ToolError>, A>) -> Result<Outp
 
 // ---- what hooks see of a tool -----------------------------------------------------
 
-/// Encodes one argument for `Tool::encode_args` by autoref specialization, used as
-/// `(&&EncodeProbe(&args.field)).encode_param("wire")`: parameter types need not be
+/// Finds how one argument encodes for `Tool::encode_args`, by autoref specialization,
+/// used as `(&&EncodeProbe(&args.field)).encoder()`: parameter types need not be
 /// `Serialize`; one that is not fails the encoding (at run time, naming the parameter).
 pub struct EncodeProbe<'a, T>(pub &'a T);
 
-pub trait EncodeViaSerialize {
-    fn encode_param(&self, name: &str) -> Result<serde_json::Value, String>;
+/// A value that encodes as JSON: every `Serialize` type, reached through `dyn` so that
+/// [`encode_fields`] is compiled once rather than once per tool.
+pub trait ToJson {
+    fn to_json(&self) -> Result<serde_json::Value, serde_json::Error>;
 }
-impl<T: serde::Serialize> EncodeViaSerialize for &EncodeProbe<'_, T> {
-    fn encode_param(&self, name: &str) -> Result<serde_json::Value, String> {
-        serde_json::to_value(self.0).map_err(|e| format!("parameter `{name}` could not be encoded as JSON: {e}"))
+impl<T: serde::Serialize + ?Sized> ToJson for T {
+    fn to_json(&self) -> Result<serde_json::Value, serde_json::Error> {
+        serde_json::to_value(self)
     }
 }
-pub trait EncodeViaNothing {
-    fn encode_param(&self, name: &str) -> Result<serde_json::Value, String>;
+
+pub trait EncodeViaSerialize<'a> {
+    fn encoder(&self) -> Option<&'a dyn ToJson>;
 }
-impl<T> EncodeViaNothing for EncodeProbe<'_, T> {
-    fn encode_param(&self, name: &str) -> Result<serde_json::Value, String> {
-        Err(format!("parameter `{name}` has a type that is not `Serialize`"))
+impl<'a, T: serde::Serialize> EncodeViaSerialize<'a> for &EncodeProbe<'a, T> {
+    fn encoder(&self) -> Option<&'a dyn ToJson> {
+        Some(self.0)
     }
+}
+pub trait EncodeViaNothing<'a> {
+    fn encoder(&self) -> Option<&'a dyn ToJson>;
+}
+impl<'a, T> EncodeViaNothing<'a> for EncodeProbe<'a, T> {
+    fn encoder(&self) -> Option<&'a dyn ToJson> {
+        None
+    }
+}
+
+/// `Tool::encode_args` for every tool: each argument by its wire name (`true`: an
+/// `Option`, left out when `None`), as its probe found it encodable or not.
+pub fn encode_fields(
+    fields: &[(&'static str, bool, Option<&dyn ToJson>)],
+) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    let mut map = serde_json::Map::new();
+    for &(wire, optional, value) in fields {
+        let Some(value) = value else {
+            return Err(format!("parameter `{wire}` has a type that is not `Serialize`"));
+        };
+        let value = value.to_json().map_err(|e| format!("parameter `{wire}` could not be encoded as JSON: {e}"))?;
+        if !(optional && value.is_null()) {
+            map.insert(wire.to_owned(), value);
+        }
+    }
+    Ok(map)
 }
 
 /// Keeps a tool's typed output beside its text for after hooks, by autoref
