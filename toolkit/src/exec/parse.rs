@@ -39,7 +39,14 @@ pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
         },
     };
     let validated = args.validate();
-    checked(fixed.as_deref().unwrap_or(raw), spec, validated).map(|()| args)
+    let text = match &fixed {
+        Some(fixed) => fixed,
+        None => raw,
+    };
+    match checked(text, spec, validated) {
+        Ok(()) => Ok(args),
+        Err(e) => Err(e),
+    }
 }
 
 /// After a parse: no key a closed object below the root leaves out, and the

@@ -87,7 +87,10 @@ impl<T: Tool> Typed<T> {
     #[inline]
     fn args(args: Args) -> Result<T::Args, ToolError> {
         match args {
-            Args::Typed(b) => b.downcast::<T::Args>().map(|a| *a).map_err(|_| not_ready()),
+            Args::Typed(b) => match b.downcast::<T::Args>() {
+                Ok(args) => Ok(*args),
+                Err(_) => Err(not_ready()),
+            },
             Args::Json(_) => Err(not_ready()),
         }
     }
@@ -99,7 +102,10 @@ impl<T: Tool> Runnable for Typed<T> {
     }
 
     fn parse(&self, raw: &str, limits: &Limits) -> Result<Args, ToolError> {
-        parse_typed::<T::Args>(raw, T::spec(), limits).map(|a| Args::Typed(Box::new(a)))
+        match parse_typed::<T::Args>(raw, T::spec(), limits) {
+            Ok(args) => Ok(Args::Typed(Box::new(args))),
+            Err(e) => Err(e),
+        }
     }
 
     fn encode(&self, args: &(dyn Any + Send)) -> Result<Map<String, Value>, String> {
@@ -114,7 +120,10 @@ impl<T: Tool> Runnable for Typed<T> {
     }
 
     fn run_now(&self, args: Args, cx: &CallContext<'_>) -> Result<Output, ToolError> {
-        self.0.invoke_now(Self::args(args)?, cx).unwrap_or_else(|_| Err(gave_back()))
+        match self.0.invoke_now(Self::args(args)?, cx) {
+            Ok(outcome) => outcome,
+            Err(_) => Err(gave_back()),
+        }
     }
 
     fn run<'a>(&'a self, args: Args, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>> {
