@@ -10,8 +10,8 @@
 #   toolkit and for the baseline, and their ratio. Each time is the median of three
 #   `cargo build`s of the crate alone (dev profile, dependencies already built);
 # - LLVM IR lines per extra tool (`--emit=llvm-ir`, one codegen unit);
-# - rustc's peak memory and build time for a `toolbox!` of 400 and of 1,000 tools, and
-#   the ratio of the two times (linear growth is 2.5).
+# - rustc's peak memory and build time for a `toolbox!` of 400 and of 1,000 tools
+#   (medians of three builds), and the ratio of the two times (linear growth is 2.5).
 #
 # Both families define the same async tools (three parameters: a string, an integer
 # with a default, an optional flag; a `Result` output). The baseline is what one writes
@@ -146,6 +146,15 @@ median3() {
     printf '%s\n%s\n%s\n' "$a" "$b" "$c" | sort -n | sed -n 2p
 }
 
+# median3_both DIR: the median time and the median peak of three builds, as
+# "SECONDS KB" (one build's time varies by 10 % or more on a shared machine, enough to
+# move the ratio of two of them across its target).
+median3_both() {
+    local dir=$1 runs
+    runs=$(for _ in 1 2 3; do build "$dir"; done)
+    echo "$(echo "$runs" | cut -d' ' -f1 | sort -n | sed -n 2p) $(echo "$runs" | cut -d' ' -f2 | sort -n | sed -n 2p)"
+}
+
 # ir DIR: lines of LLVM IR of the crate (one codegen unit).
 ir() {
     local dir=$1 name
@@ -175,8 +184,8 @@ for family in baseline toolkit; do
 done
 declare -A big_time big_kb
 for n in "${BIG[@]}"; do
-    echo "building a toolbox! of $n tools..." >&2
-    read -r big_time[$n] big_kb[$n] < <(build "$work/toolkit-$n")
+    echo "building a toolbox! of $n tools (three times)..." >&2
+    read -r big_time[$n] big_kb[$n] < <(median3_both "$work/toolkit-$n")
 done
 echo "building the baseline of ${BIG[1]} tools..." >&2
 read -r base_big_time base_big_kb < <(build "$work/baseline-${BIG[1]}")
