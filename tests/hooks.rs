@@ -370,6 +370,10 @@ enum Failure {
     Err,
     Panic,
     Timeout,
+    /// Fails with words for the model, at once or after waiting.
+    ForModel {
+        waits: bool,
+    },
 }
 
 struct Failing(Failure);
@@ -383,6 +387,17 @@ impl Failing {
                 tokio::time::sleep(Duration::from_secs(5)).await;
                 Err(HookError::new("unreachable"))
             })),
+            Failure::ForModel { waits } => {
+                let error = HookError::for_model("ask the user for the account number first");
+                if waits {
+                    HookStep::Pending(Box::pin(async move {
+                        tokio::task::yield_now().await;
+                        Err(error)
+                    }))
+                } else {
+                    HookStep::Ready(Err(error))
+                }
+            }
         }
     }
 }
@@ -448,49 +463,24 @@ async fn a_failing_hook_is_handled_by_its_policy_for_every_event_and_every_failu
     }
 }
 
-/// A hook that fails with words for the model, at once or after waiting.
-struct Explains {
-    waits: bool,
-}
-
-impl Explains {
-    fn step<'a, T: Send + 'a>(&self) -> HookStep<'a, T> {
-        let error = HookError::for_model("ask the user for the account number first");
-        if self.waits {
-            HookStep::Pending(Box::pin(async move {
-                tokio::task::yield_now().await;
-                Err(error)
-            }))
-        } else {
-            HookStep::Ready(Err(error))
-        }
-    }
-}
-
-impl toolkit::hook::BeforeHook for Explains {
-    fn before<'a>(&'a self, _: &'a mut BeforeCall<'_>) -> HookStep<'a, Decision> {
-        self.step()
-    }
-}
-impl toolkit::hook::AfterHook for Explains {
-    fn after<'a>(&'a self, _: &'a mut AfterCall<'_>) -> HookStep<'a, ()> {
-        self.step()
-    }
-}
-impl toolkit::hook::ErrorHook for Explains {
-    fn error<'a>(&'a self, _: &'a mut ErrorCall<'_>) -> HookStep<'a, Recovery> {
-        self.step()
-    }
-}
-
 #[tokio::test]
 async fn a_failure_for_the_model_reaches_it_on_every_event_waiting_or_not() {
     let said = "blocked: ask the user for the account number first";
     for waits in [false, true] {
         let hooks = [
-            ("before", Hook::new("explains").on_before(Explains { waits }), "add", r#"{"a": 1, "b": 2}"#),
-            ("after", Hook::new("explains").on_after(Explains { waits }), "add", r#"{"a": 1, "b": 2}"#),
-            ("error", Hook::new("explains").on_error(Explains { waits }), "pay", r#"{"amount": 3}"#),
+            (
+                "before",
+                Hook::new("explains").on_before(Failing(Failure::ForModel { waits })),
+                "add",
+                r#"{"a": 1, "b": 2}"#,
+            ),
+            (
+                "after",
+                Hook::new("explains").on_after(Failing(Failure::ForModel { waits })),
+                "add",
+                r#"{"a": 1, "b": 2}"#,
+            ),
+            ("error", Hook::new("explains").on_error(Failing(Failure::ForModel { waits })), "pay", r#"{"amount": 3}"#),
         ];
         for (event, hook, tool, args) in hooks {
             let (tools, records) = recorded(toolbox![add, pay].with_hook(hook.on_failure(OnFailure::Block)));
