@@ -315,7 +315,7 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
         // returns the ready result: no coroutine.
         quote! { ::core::future::ready(#p::finished(<Self as #p::Tool>::invoke_now(self, __toolkit_args, &__toolkit_cx))) }
     } else if m.is_async && !m.blocking && !borrows_context {
-        mapped_invoke(m, &this, &destructure, &call_args, &target)
+        mapped_invoke(m, [&this, &destructure, &keep_raw], &call_args, &target)
     } else {
         // A tool that borrows its context, or blocks: an `async move { .. }` that owns
         // the context, located at the function's name (a future that is not `Send` is
@@ -412,8 +412,7 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
 /// live in its future, and keeps the `async` block (see [`tool_impl`]).
 fn mapped_invoke(
     m: &ToolModel,
-    this: &TokenStream,
-    destructure: &TokenStream,
+    [this, destructure, keep_raw]: [&TokenStream; 3],
     call_args: &[TokenStream],
     target: &TokenStream,
 ) -> TokenStream {
@@ -431,8 +430,6 @@ fn mapped_invoke(
             };
         }
     });
-    let keep_raw =
-        if m.keeps_raw { quote!(let __toolkit_keep_raw = #p::CallContext::keeps_raw(__toolkit_cx);) } else { quote!() };
     let call = quote_spanned!(m.fn_ident.span()=> #target(#(#call_args),*));
     let conversion = convert(m, &m.output, quote!(__toolkit_ret));
     let mapped = quote!(#p::invoked(#call, move |__toolkit_ret| { #conversion }));

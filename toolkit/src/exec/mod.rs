@@ -62,6 +62,15 @@ pub(crate) struct HookEnv<'a> {
     pub(crate) wants_record: bool,
 }
 
+impl<'a> HookEnv<'a> {
+    /// The hooks of these lists, or `None` when no list has one (the call's plan is then
+    /// not looked for).
+    #[inline]
+    pub(crate) fn of(lists: [&'a [Hook]; 3], scope: &'a Scope, wants_record: bool) -> Option<Self> {
+        lists.iter().any(|l| !l.is_empty()).then_some(HookEnv { lists, scope, wants_record })
+    }
+}
+
 /// How a call started.
 pub(crate) enum Started<'a> {
     /// The outcome is known (a sync tool ran, or the arguments were refused): the

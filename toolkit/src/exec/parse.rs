@@ -39,11 +39,7 @@ pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
         },
     };
     let validated = args.validate();
-    let text = match &fixed {
-        Some(fixed) => fixed,
-        None => raw,
-    };
-    match checked(text, spec, validated) {
+    match checked(fixed.as_deref().unwrap_or(raw), spec, validated) {
         Ok(()) => Ok(args),
         Err(e) => Err(e),
     }

@@ -236,8 +236,9 @@ impl Toolbox {
     ///
     /// Global hooks and this toolbox's hooks act on it; use [`call_in`](Toolbox::call_in)
     /// to add an agent's hooks and labels.
-    // Not an `async fn`: its future would hold the `ToolCall` twice (the argument and
-    // the local it is moved to).
+    // The same as `call_in(call, &NO_SCOPE)`, written out: in its own future the scope
+    // is a constant, which saves about 20 instructions per call. Not an `async fn`: its
+    // future would hold the `ToolCall` twice (the argument and the local it is moved to).
     #[allow(clippy::manual_async_fn)]
     pub fn call(&self, call: ToolCall) -> impl Future<Output = ToolResult> + Send + '_ {
         async move {
@@ -352,17 +353,19 @@ impl Toolbox {
         if !self.sinks.is_empty() || !scope.sinks.is_empty() {
             return self.begin_recorded(call, scope, span);
         }
-        let hooks = (!self.hooks.is_empty() || !scope.hooks.is_empty()).then(|| HookEnv {
-            lists: [&[], self.hooks.as_slice(), scope.hooks.as_slice()],
-            scope,
-            wants_record: false,
-        });
+        let hooks = HookEnv::of(self.local_hooks(scope), scope, false);
         match self.start(call, self.env(hooks)) {
             Started::Done(outcome) => Begun::Done(Ended::Plain(outcome)),
             Started::Running(running, spec) => Begun::Waiting(Settle::Running(Guard::new(running, spec, &self.limits))),
             Started::Hooked(hooked) => Begun::Waiting(Settle::Hooked(hooked)),
             Started::Finished(finished) => Begun::Done(Ended::Plain(finished.result)),
         }
+    }
+
+    /// The hook lists of a call no global hook acts on: this toolbox's and the scope's.
+    #[inline]
+    fn local_hooks<'a>(&'a self, scope: &'a Scope) -> [&'a [Hook]; 3] {
+        [&[], self.hooks.as_slice(), scope.hooks.as_slice()]
     }
 
     #[inline]

@@ -22,8 +22,7 @@ impl Toolbox {
     /// ends without waiting (a sync tool, sync hooks) is recorded here and needs no
     /// future; the others continue in [`observed_rest`](Toolbox::observed_rest).
     pub(super) fn begin_observed<'a>(&'a self, call: ToolCallRef<'a>, scope: &'a Scope, span: Span) -> Begun<'a> {
-        let (clock, started) =
-            self.start_observed(call, scope, [&[], self.hooks.as_slice(), scope.hooks.as_slice()], &span);
+        let (clock, started) = self.start_observed(call, scope, self.local_hooks(scope), &span);
         match started {
             Started::Done(outcome) => Begun::Done(observed_end(&span, clock, Finished::plain(outcome))),
             Started::Finished(finished) => Begun::Done(observed_end(&span, clock, finished)),
@@ -38,11 +37,7 @@ impl Toolbox {
     /// [`observed_rest`](Toolbox::observed_rest).
     pub(super) fn begin_recorded<'a>(&'a self, call: ToolCallRef<'a>, scope: &'a Scope, span: Span) -> Begun<'a> {
         let clock = clock();
-        let hooks = (!self.hooks.is_empty() || !scope.hooks.is_empty()).then(|| HookEnv {
-            lists: [&[], self.hooks.as_slice(), scope.hooks.as_slice()],
-            scope,
-            wants_record: true,
-        });
+        let hooks = HookEnv::of(self.local_hooks(scope), scope, true);
         match self.start(call, self.env(hooks)) {
             Started::Done(outcome) => Begun::Done(Ended::Recorded(Finished::plain(outcome), clock)),
             Started::Finished(finished) => Begun::Done(Ended::Recorded(finished, clock)),
@@ -63,8 +58,7 @@ impl Toolbox {
     ) -> (Clock, Started<'a>) {
         let observed = !self.sinks.is_empty() || !scope.sinks.is_empty();
         let clock = observed.then(clock);
-        // No hook anywhere: the plan is not looked for.
-        let hooks = lists.iter().any(|l| !l.is_empty()).then_some(HookEnv { lists, scope, wants_record: observed });
+        let hooks = HookEnv::of(lists, scope, observed);
         (clock, span.in_scope(|| self.start(call, self.env(hooks))))
     }
 
