@@ -94,6 +94,35 @@ async fn every_operation_is_atomic_and_every_key_expires() {
     }
 }
 
+#[tokio::test]
+async fn a_time_to_live_of_duration_max_is_the_longest_redis_keeps() {
+    let redis = RedisServer::start();
+    let store = RedisStore::open(&redis.url()).unwrap().with_prefix("t2");
+    let forever = Some(Duration::MAX);
+    store.set("toolkit:v", b"x".to_vec(), forever).await.unwrap();
+    assert_eq!(store.get("toolkit:v").await.unwrap().as_deref(), Some(&b"x"[..]));
+    assert_eq!(store.incr("toolkit:n", forever).await.unwrap(), 1);
+    assert!(store.set_if_absent("toolkit:l", b"1".to_vec(), forever).await.unwrap());
+    assert_eq!(store.repeat("toolkit:r", b"same", Duration::MAX).await.unwrap(), 1);
+    let now = SystemTime::now();
+    assert_eq!(store.hit("toolkit:w", Duration::MAX, 1, now).await.unwrap(), Hit::Allowed { count: 1 });
+    let Hit::Limited { retry_after } = store.hit("toolkit:w", Duration::MAX, 1, now).await.unwrap() else {
+        panic!("the second hit is limited")
+    };
+    let fifty_years = Duration::from_secs(50 * 365 * 24 * 3600);
+    assert!(retry_after > fifty_years, "{retry_after:?}");
+
+    // Each key lives for the longest time the store asks of Redis: 100 years.
+    let mut redis_cli = redis.client().await;
+    let keys: Vec<String> = redis::cmd("KEYS").arg("*").query_async(&mut redis_cli).await.unwrap();
+    assert_eq!(keys.len(), 5, "{keys:?}");
+    for key in keys {
+        let ttl: i64 = redis::cmd("PTTL").arg(&key).query_async(&mut redis_cli).await.unwrap();
+        let ttl = Duration::from_millis(u64::try_from(ttl).unwrap_or_else(|_| panic!("{key} has no expiry ({ttl})")));
+        assert!(ttl > fifty_years && ttl <= Duration::from_secs(100 * 365 * 24 * 3600), "{key}: {ttl:?}");
+    }
+}
+
 /// The child of `four_processes_share_one_rate_limit`: 50 tasks calling one tool at
 /// each of three instants (`TOOLKIT_REDIS_ROUNDS`: ms since the epoch, comma-separated),
 /// printing how many calls each round let through.
@@ -233,8 +262,10 @@ async fn an_approval_asked_in_one_process_is_answered_from_another() {
     )
     .with_annotations(toolkit::Annotations { destructive: true, ..Default::default() });
     let asking = RedisStore::open(&redis.url()).unwrap().with_timeout(Duration::from_secs(1));
-    let mut tools = Toolbox::new()
-        .with_hook(ApprovalGate::new(RedisApprovals::new(&asking).wait(Duration::from_secs(20))).destructive());
+    // `Duration::MAX`: wait for the answer however long it takes (the request is kept in
+    // Redis for the longest expiry the store asks for).
+    let mut tools =
+        Toolbox::new().with_hook(ApprovalGate::new(RedisApprovals::new(&asking).wait(Duration::MAX)).destructive());
     tools
         .add_dynamic(FnTool::new(spec, |args| async move { Ok(Output::text(format!("deleted {}", args["path"]))) }))
         .unwrap();

@@ -56,7 +56,15 @@ impl Future for Guard<'_> {
             if let Poll::Ready(out) = fut.as_mut().poll(cx) {
                 return Poll::Ready(out);
             }
-            let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(start + limit)));
+            let timer = match timer {
+                Some(timer) => timer,
+                None => {
+                    // A limit past what the clock can hold (`Duration::MAX` as "no
+                    // limit") never fires.
+                    let Some(deadline) = start.checked_add(limit) else { return Poll::Pending };
+                    timer.insert(Box::pin(tokio::time::sleep_until(deadline)))
+                }
+            };
             match timer.as_mut().poll(cx) {
                 Poll::Ready(()) => Poll::Ready(Err(timed_out(spec, limit))),
                 Poll::Pending => Poll::Pending,

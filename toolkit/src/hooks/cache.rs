@@ -159,7 +159,8 @@ enum Remote {
 /// Takes the key's flight lock in the store, or waits for the process holding it.
 async fn remote_flight(config: &Cache, key: &str) -> Remote {
     let lock = format!("{key}:flight");
-    let deadline = tokio::time::Instant::now() + config.flight_timeout;
+    // `None`: a timeout longer than the clock can count, which never runs out.
+    let deadline = tokio::time::Instant::now().checked_add(config.flight_timeout);
     let mut pause = Duration::from_millis(5);
     loop {
         match config.store.set_if_absent(&lock, b"1".to_vec(), Some(config.flight_timeout)).await {
@@ -168,7 +169,7 @@ async fn remote_flight(config: &Cache, key: &str) -> Remote {
             // The store cannot say: run the tool (fail open).
             Err(_) => return Remote::Run(None),
         }
-        if tokio::time::Instant::now() >= deadline {
+        if deadline.is_some_and(|deadline| tokio::time::Instant::now() >= deadline) {
             return Remote::Run(None);
         }
         tokio::time::sleep(pause).await;

@@ -140,8 +140,9 @@ fn unix_ms(t: SystemTime) -> u64 {
 }
 
 /// The value of the `open` key: the failure count and when the pause ends.
-fn open_value(failures: u64, until: SystemTime) -> Vec<u8> {
-    format!("{failures} {}", unix_ms(until)).into_bytes()
+fn open_value(failures: u64, until: Option<SystemTime>) -> Vec<u8> {
+    // `None`: a pause longer than the clock can count.
+    format!("{failures} {}", until.map_or(u64::MAX, unix_ms)).into_bytes()
 }
 
 fn parse_open(value: &[u8]) -> Option<(u64, u64)> {
@@ -211,7 +212,7 @@ impl Handle {
         let failures = c.store.incr(&keys.failures, None).await.map_err(HookError::new)?;
         let probe = ticket.is_some_and(|t| t.probe);
         if probe || failures >= c.threshold {
-            let until = SystemTime::now() + c.cool_down;
+            let until = SystemTime::now().checked_add(c.cool_down);
             c.store.set(&keys.open, open_value(failures, until), Some(c.cool_down)).await.map_err(HookError::new)?;
             tracing::warn!(
                 hook = %c.name,

@@ -8,7 +8,7 @@ use redis::Script;
 use serde_json::{Map, Value, json};
 
 use super::approval::{Approval, ApprovalError, ApprovalRequest, Approver};
-use super::redis_store::RedisStore;
+use super::redis_store::{RedisStore, redis_ms};
 use super::store::StoreError;
 use crate::spec::Annotations;
 
@@ -128,7 +128,7 @@ impl RedisApprovals {
             .key(self.store.key(&answer_key(id)))
             .arg(id)
             .arg(answer.to_string())
-            .arg(u64::try_from(self.wait.as_millis()).unwrap_or(u64::MAX).max(1000));
+            .arg(redis_ms(self.wait).max(1000));
         let answered: i64 =
             self.store.bounded("answer", |mut c| async move { invocation.invoke_async(&mut c).await }).await?;
         Ok(answered == 1)
@@ -136,10 +136,11 @@ impl RedisApprovals {
 
     async fn ask(&self, request: ApprovalRequest) -> Result<Approval, StoreError> {
         let id = format!("{}-{:x}", request.call_id, unix_ms(SystemTime::now()) ^ u64::from(std::process::id()) << 40);
-        let deadline = SystemTime::now() + self.wait;
-        let ttl = u64::try_from(self.wait.as_millis()).unwrap_or(u64::MAX).max(1);
+        // `None`: a wait longer than the clock can count, which never runs out.
+        let deadline = SystemTime::now().checked_add(self.wait);
+        let ttl = redis_ms(self.wait);
         let (key, index, text) = (self.store.key(&request_key(&id)), self.store.key(INDEX), encode(&request));
-        let expires = unix_ms(deadline);
+        let expires = deadline.map_or(u64::MAX, unix_ms);
         let id_for_index = id.clone();
         self.store
             .bounded("ask", |mut c| async move {
@@ -175,7 +176,7 @@ impl RedisApprovals {
             if let Ok(Some(text)) = got {
                 return Ok(parse_answer(&text));
             }
-            if SystemTime::now() >= deadline {
+            if deadline.is_some_and(|deadline| SystemTime::now() >= deadline) {
                 // Withdraw the request; a late answer finds it gone.
                 let (index, id) = (self.store.key(INDEX), id.clone());
                 let _ = self

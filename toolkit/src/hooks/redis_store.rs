@@ -11,6 +11,16 @@ use redis::{Client, RedisError, Script};
 
 use super::store::{Hit, Store, StoreError};
 
+/// The longest time Redis is asked to keep anything, in milliseconds: 100 years. A
+/// longer one (`Duration::MAX` as "forever") is clamped to it, since Redis refuses an
+/// expiry past its clock's range; the window's scores stay exact doubles too.
+const LONGEST_MS: u64 = 100 * 365 * 24 * 3600 * 1000;
+
+/// `d` as Redis milliseconds: at least 1 (Redis refuses 0), at most [`LONGEST_MS`].
+pub(super) fn redis_ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX).clamp(1, LONGEST_MS)
+}
+
 /// The sliding window of [`Store::hit`], in one round trip: trim, count, add, expire.
 /// Times are the Redis server's clock (microseconds), so replicas on machines whose
 /// clocks differ still share one window.
@@ -195,7 +205,7 @@ impl RedisStore {
     }
 
     fn ttl_ms(&self, ttl: Option<Duration>) -> u64 {
-        u64::try_from(ttl.unwrap_or(self.default_ttl).as_millis()).unwrap_or(u64::MAX).max(1)
+        redis_ms(ttl.unwrap_or(self.default_ttl))
     }
 
     /// Runs one operation (connecting first if needed) within the store's timeout.

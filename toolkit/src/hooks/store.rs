@@ -215,6 +215,7 @@ struct Entries {
 
 struct Entry {
     data: Data,
+    /// `None`: never (no time to live, or one longer than the clock can count).
     expires: Option<Instant>,
 }
 
@@ -266,16 +267,18 @@ impl MemoryStore {
                 entry.data = Data::Window(VecDeque::new());
             }
             let Data::Window(hits) = &mut entry.data else { unreachable!("just made a window") };
-            while hits.front().is_some_and(|&t| t + window <= now) {
+            // A window too long for the clock (`Duration::MAX`) keeps every hit.
+            while hits.front().is_some_and(|&t| t.checked_add(window).is_some_and(|end| end <= now)) {
                 hits.pop_front();
             }
             if hits.len() >= limit as usize {
                 let oldest = hits.front().copied().unwrap_or(now);
-                let retry_after = (oldest + window).duration_since(now).unwrap_or_default();
+                let retry_after =
+                    oldest.checked_add(window).map_or(Duration::MAX, |end| end.duration_since(now).unwrap_or_default());
                 return Ok(Hit::Limited { retry_after });
             }
             hits.push_back(now);
-            entry.expires = Some(at + window);
+            entry.expires = at.checked_add(window);
             Ok(Hit::Allowed { count: hits.len() as u32 })
         })
     }
@@ -293,7 +296,7 @@ impl MemoryStore {
                 .ok_or_else(|| StoreError::new(format!("`{key}` does not hold a counter")))?;
             let n = n + 1;
             *bytes = n.to_string().into_bytes();
-            entry.expires = ttl.map(|ttl| at + ttl);
+            entry.expires = ttl.and_then(|ttl| at.checked_add(ttl));
             Ok(n)
         })
     }
@@ -310,7 +313,10 @@ impl MemoryStore {
             if only_if_absent && map.contains_key(key) {
                 return false;
             }
-            map.insert(key.to_owned(), Entry { data: Data::Bytes(value), expires: ttl.map(|ttl| at + ttl) });
+            map.insert(
+                key.to_owned(),
+                Entry { data: Data::Bytes(value), expires: ttl.and_then(|ttl| at.checked_add(ttl)) },
+            );
             true
         })
     }
@@ -367,7 +373,7 @@ impl Store for MemoryStore {
             let times = repeated(stored, value);
             map.insert(
                 key.to_owned(),
-                Entry { data: Data::Bytes(repeat_record(times, value)), expires: Some(at + ttl) },
+                Entry { data: Data::Bytes(repeat_record(times, value)), expires: at.checked_add(ttl) },
             );
             times
         });

@@ -319,13 +319,16 @@ pub(crate) fn provider_message(text: &str) -> String {
     }
 }
 
-/// `retry-after-ms` (OpenAI) or `Retry-After` in seconds.
+/// `retry-after-ms` (OpenAI) or `Retry-After` in seconds. A wait too long for a
+/// `Duration` (`1e300`, `inf`) reads as [`Duration::MAX`]: over [`MAX_RETRY_AFTER`], so not
+/// waited for. Negative and unreadable values are ignored.
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<f64>().ok());
-    if let Some(ms) = get("retry-after-ms").filter(|ms| ms.is_finite() && *ms >= 0.0) {
-        return Some(Duration::from_secs_f64(ms / 1000.0));
+    let wait = |secs: f64| Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX);
+    if let Some(ms) = get("retry-after-ms").filter(|ms| *ms >= 0.0) {
+        return Some(wait(ms / 1000.0));
     }
-    get("retry-after").filter(|s| s.is_finite() && *s >= 0.0).map(Duration::from_secs_f64)
+    get("retry-after").filter(|s| *s >= 0.0).map(wait)
 }
 
 /// The first `chars` characters of `text`.
@@ -353,6 +356,29 @@ fn jitter() -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_after_reads_both_headers_and_never_panics_on_a_wait_out_of_range() {
+        let read = |name: &'static str, value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(name, value.parse().unwrap());
+            retry_after(&headers)
+        };
+        assert_eq!(read("retry-after-ms", "250"), Some(Duration::from_millis(250)));
+        assert_eq!(read("retry-after", " 2 "), Some(Duration::from_secs(2)));
+        assert_eq!(read("retry-after", "0.5"), Some(Duration::from_millis(500)));
+        // Too long for a `Duration`: read as the longest wait, which is never waited for.
+        for huge in ["1e300", "inf", "1e25"] {
+            assert_eq!(read("retry-after", huge), Some(Duration::MAX), "{huge}");
+            assert_eq!(read("retry-after-ms", huge), Some(Duration::MAX), "{huge}");
+        }
+        assert!(read("retry-after", "1e300").unwrap() > MAX_RETRY_AFTER);
+        // Negative, not a number, or an HTTP date: no wait from the header.
+        for ignored in ["-1", "NaN", "soon", "Wed, 21 Oct 2015 07:28:00 GMT"] {
+            assert_eq!(read("retry-after", ignored), None, "{ignored}");
+        }
+        assert_eq!(retry_after(&HeaderMap::new()), None);
+    }
 
     #[test]
     fn backoff_doubles_with_jitter_and_is_capped() {
