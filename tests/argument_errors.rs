@@ -446,3 +446,47 @@ async fn schema_with_gives_the_parameters_schema() {
     let ok = tools.call(ToolCall::new("1", "near", r#"{"at": "59.9,10.7", "kinds": ["park"]}"#)).await;
     assert_eq!(ok.content, "59.9 10.7 [Park] 500");
 }
+
+mod expressions {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use toolkit::prelude::*;
+
+    /// An arithmetic expression: a recursive enum whose cycle passes through no object.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub enum Expr {
+        Num(f64),
+        Add(Box<Expr>, Box<Expr>),
+        Mul(Box<Expr>, Box<Expr>),
+    }
+
+    fn eval(e: &Expr) -> f64 {
+        match e {
+            Expr::Num(x) => *x,
+            Expr::Add(a, b) => eval(a) + eval(b),
+            Expr::Mul(a, b) => eval(a) * eval(b),
+        }
+    }
+
+    /// Evaluate an expression.
+    #[tool]
+    pub fn evaluate(expr: Expr) -> f64 {
+        eval(&expr)
+    }
+}
+
+/// A recursive parameter type renders once, named where it recurs: the spec builds at
+/// once and the model reads a short signature (before, each level of the type rendered
+/// the next four times: 4^16 renders, a hang when the spec was first built).
+#[tokio::test]
+async fn a_recursive_enum_parameter_is_rendered_once_and_named_where_it_recurs() {
+    use expressions::*;
+    let tools = toolbox![evaluate];
+    let ok = tools
+        .call(ToolCall::new("1", "evaluate", r#"{"expr": {"Add": [{"Num": 2}, {"Mul": [{"Num": 3}, {"Num": 4}]}]}}"#))
+        .await;
+    assert_eq!((ok.content.as_str(), ok.error), ("14.0", None));
+    let wrong = tools.call(ToolCall::new("2", "evaluate", r#"{"expr": 5}"#)).await;
+    assert!(wrong.content.contains("{Add: [Expr, Expr]}"), "{}", wrong.content);
+    assert!(wrong.content.len() < 1_000, "{}", wrong.content);
+}

@@ -1,6 +1,8 @@
 //! One-line, TypeScript-like renderings of schemas: `{location: string, unit?: "c" | "f"}`.
 //! Used in model-facing error messages and in the Markdown docs.
 
+use std::cell::Cell;
+
 use serde_json::{Map, Value};
 
 use super::refs::Defs;
@@ -12,6 +14,10 @@ const MAX_NESTED_FIELDS: usize = 8;
 /// References followed on one path before giving up (`any`): a bound for cycles that
 /// never pass through an object.
 const MAX_HOPS: usize = 16;
+/// Subschemas rendered for one rendering, after which the rest is `…`: a bound for
+/// schemas whose references branch (a type used twice by a type used twice, …), which
+/// would otherwise render exponentially many times.
+const MAX_RENDERED: usize = 1_000;
 
 /// The arguments a tool expects, on one line: the message a model reads after sending
 /// wrong arguments.
@@ -44,36 +50,72 @@ pub fn render_expected(input_schema: &Value) -> String {
 /// Renders the subschemas of one schema document (whose `$defs` it resolves).
 pub(crate) struct Render<'a> {
     defs: Defs<'a>,
+    /// Subschemas this rendering may still render (see [`MAX_RENDERED`]).
+    left: Cell<usize>,
 }
 
 /// Where a rendering is: how many objects deep (the root is 0; objects below 1 are
-/// `object`) and how many references it followed.
+/// `object`), how many references it followed, and which ones.
 #[derive(Clone, Copy)]
-struct At {
+struct At<'t> {
     depth: usize,
     hops: usize,
+    trail: Option<&'t Trail<'t>>,
+}
+
+/// A reference being rendered, at the depth it was met, and the ones around it.
+struct Trail<'t> {
+    reference: &'t str,
+    depth: usize,
+    up: Option<&'t Trail<'t>>,
+}
+
+impl Trail<'_> {
+    /// Whether `reference` is being rendered already at `depth`: a recursive type whose
+    /// cycle passes through no object (`Add(Box<Expr>, Box<Expr>)`), which the depth
+    /// would never end.
+    fn recurs(trail: Option<&Trail<'_>>, reference: &str, depth: usize) -> bool {
+        let mut at = trail;
+        while let Some(t) = at {
+            if t.reference == reference && t.depth == depth {
+                return true;
+            }
+            at = t.up;
+        }
+        false
+    }
 }
 
 impl<'a> Render<'a> {
     pub(crate) fn new(root: &'a Value) -> Self {
-        Render { defs: Defs::new(root) }
+        Render { defs: Defs::new(root), left: Cell::new(MAX_RENDERED) }
     }
 
     /// `schema` rendered as if it sat `depth` objects deep: objects at depth 0 and 1
     /// are spelled out, deeper ones are `object`.
     pub(crate) fn value(&self, schema: &Value, depth: usize) -> String {
-        self.render(schema, At { depth, hops: 0 })
+        self.left.set(MAX_RENDERED);
+        self.render(schema, At { depth, hops: 0, trail: None })
     }
 
-    fn render(&self, schema: &Value, at: At) -> String {
+    fn render(&self, schema: &Value, at: At<'_>) -> String {
+        let Some(left) = self.left.get().checked_sub(1) else { return "…".into() };
+        self.left.set(left);
         let map = match schema {
             Value::Object(map) => map,
             Value::Bool(false) => return "never".into(),
             _ => return "any".into(),
         };
         if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            if Trail::recurs(at.trail, reference, at.depth) {
+                // Named where it recurs: `{Add: [Expr, Expr]} | {Num: number}`.
+                return reference.rsplit('/').next().filter(|name| !name.is_empty()).unwrap_or("any").to_string();
+            }
+            let trail = Trail { reference, depth: at.depth, up: at.trail };
             return match self.defs.resolve(reference) {
-                Some(target) if at.hops < MAX_HOPS => self.render(target, At { hops: at.hops + 1, ..at }),
+                Some(target) if at.hops < MAX_HOPS => {
+                    self.render(target, At { hops: at.hops + 1, trail: Some(&trail), ..at })
+                }
                 _ => "any".into(),
             };
         }
@@ -103,7 +145,7 @@ impl<'a> Render<'a> {
         }
     }
 
-    fn typed(&self, map: &Map<String, Value>, kind: &str, at: At) -> String {
+    fn typed(&self, map: &Map<String, Value>, kind: &str, at: At<'_>) -> String {
         match kind {
             "array" => self.array(map, at),
             "object" => self.object(map, at),
@@ -111,7 +153,7 @@ impl<'a> Render<'a> {
         }
     }
 
-    fn array(&self, map: &Map<String, Value>, at: At) -> String {
+    fn array(&self, map: &Map<String, Value>, at: At<'_>) -> String {
         if let Some(Value::Array(tuple)) = map.get("prefixItems") {
             let items: Vec<String> = tuple.iter().map(|item| self.render(item, at)).collect();
             return format!("[{}]", items.join(", "));
@@ -120,7 +162,7 @@ impl<'a> Render<'a> {
         if item.contains(" | ") { format!("({item})[]") } else { format!("{item}[]") }
     }
 
-    fn object(&self, map: &Map<String, Value>, at: At) -> String {
+    fn object(&self, map: &Map<String, Value>, at: At<'_>) -> String {
         let properties = map.get("properties").and_then(Value::as_object).filter(|p| !p.is_empty());
         // A data-carrying enum variant (`{"Circle": {...}}`, one required field): its tag
         // and data are shown at any depth, the data at the variant's own depth, so a
@@ -146,7 +188,7 @@ impl<'a> Render<'a> {
         }
     }
 
-    fn fields(&self, properties: &Map<String, Value>, required: Vec<&str>, at: At) -> String {
+    fn fields(&self, properties: &Map<String, Value>, required: Vec<&str>, at: At<'_>) -> String {
         let inner = At { depth: at.depth + 1, ..at };
         let limit = if at.depth == 0 { usize::MAX } else { MAX_NESTED_FIELDS };
         let mut fields: Vec<String> = properties
@@ -292,7 +334,47 @@ mod tests {
         assert_eq!(render_expected(&json!(null)), "any");
         assert_eq!(render_expected(&json!({"$ref": "#/$defs/Missing"})), "any");
         let cycle = json!({"$ref": "#/$defs/A", "$defs": {"A": {"$ref": "#/$defs/A"}}});
-        assert_eq!(render_expected(&cycle), "any");
+        // A cycle of references alone: named where it closes.
+        assert_eq!(render_expected(&cycle), "A");
+    }
+
+    #[test]
+    fn a_recursive_enum_is_named_where_it_recurs_and_renders_once() {
+        // `enum Expr { Num(f64), Add(Box<Expr>, Box<Expr>), Mul(Box<Expr>, Box<Expr>) }`:
+        // the cycle passes through no object, so depth never ends it; before, each level
+        // rendered the next four times (4^16 renders).
+        let expr = |tag: &str| {
+            json!({"type": "object", "properties": {tag: {"type": "array", "prefixItems": [
+                {"$ref": "#/$defs/Expr"}, {"$ref": "#/$defs/Expr"}
+            ], "minItems": 2, "maxItems": 2}}, "required": [tag]})
+        };
+        let schema = json!({
+            "type": "object",
+            "properties": {"expr": {"$ref": "#/$defs/Expr"}},
+            "required": ["expr"],
+            "$defs": {"Expr": {"oneOf": [
+                {"type": "object", "properties": {"Num": {"type": "number"}}, "required": ["Num"]},
+                expr("Add"),
+                expr("Mul")
+            ]}}
+        });
+        assert_eq!(render_expected(&schema), "{expr: {Num: number} | {Add: [Expr, Expr]} | {Mul: [Expr, Expr]}}");
+    }
+
+    #[test]
+    fn references_that_branch_without_recursing_stop_at_a_budget() {
+        // D0 holds two D1s, D1 two D2s, … D15 is a string: 2^16 leaves, all distinct paths.
+        let mut defs = serde_json::Map::new();
+        for i in 0..15 {
+            let next = json!({"$ref": format!("#/$defs/D{}", i + 1)});
+            defs.insert(format!("D{i}"), json!({"type": "array", "prefixItems": [next.clone(), next]}));
+        }
+        defs.insert("D15".into(), json!({"type": "string"}));
+        let schema =
+            json!({"type": "object", "properties": {"d": {"$ref": "#/$defs/D0"}}, "required": ["d"], "$defs": defs});
+        let rendered = render_expected(&schema);
+        assert!(rendered.starts_with("{d: [[[[") && rendered.contains('…'), "{rendered}");
+        assert!(rendered.len() < 20_000, "{} bytes", rendered.len());
     }
 
     #[test]
