@@ -490,3 +490,31 @@ async fn a_recursive_enum_parameter_is_rendered_once_and_named_where_it_recurs()
     assert!(wrong.content.contains("{Add: [Expr, Expr]}"), "{}", wrong.content);
     assert!(wrong.content.len() < 1_000, "{}", wrong.content);
 }
+
+mod labels {
+    use std::collections::HashMap;
+
+    use toolkit::prelude::*;
+
+    /// Tag things.
+    #[tool]
+    pub fn tag(labels: HashMap<String, Vec<String>>) -> usize {
+        labels.len()
+    }
+}
+
+/// Finding the value a flattened or map-valued error is about visits each value once:
+/// a long key over a long array costs its length, not the product (before, the path of
+/// every element was written out in full and resolved from the root again: about 1 GB of
+/// strings for this call of some 200 KB, and a crash for one of 1 MB).
+#[tokio::test]
+async fn locating_an_error_under_a_long_map_key_is_linear() {
+    use labels::*;
+    let key = "a".repeat(200_000);
+    let items = vec![""; 5_000];
+    let arguments = serde_json::json!({"labels": {key.as_str(): items, "[0].y": [1]}}).to_string();
+    let r = toolbox![tag].call(ToolCall::new("1", "tag", arguments)).await;
+    assert_eq!(r.kind(), Some(toolkit::ErrorKind::InvalidType), "{}", &r.content[..r.content.len().min(300)]);
+    assert!(r.content.contains("expected a string"), "{}", &r.content[..r.content.len().min(300)]);
+    assert!(r.content.len() < 2_000, "{} bytes", r.content.len());
+}

@@ -14,6 +14,7 @@ const LONG_SIGNATURE: usize = 200;
 const MAX_LISTED: usize = 8;
 
 /// One step of a path as `path_at` writes it: `a.b[2].c`.
+#[derive(Clone, Copy)]
 enum Step<'p> {
     Key(&'p str),
     Index(usize),
@@ -47,22 +48,23 @@ pub(crate) fn value_at<'v>(args: &'v Value, path: &str) -> Option<&'v Value> {
 /// The schema of the value at `path` (references and optional wrappers followed).
 pub(crate) fn schema_at<'s>(root: &'s Value, path: &str) -> Option<&'s Value> {
     let defs = Defs::new(root);
-    let mut schema = resolve(&defs, root);
-    for step in steps(path) {
-        let map = schema.as_object()?;
-        schema = match step {
-            Step::Key(key) => match map.get("properties").and_then(|p| p.get(key)) {
-                Some(field) => field,
-                None => map.get("additionalProperties").filter(|v| v.is_object())?,
-            },
-            Step::Index(i) => match map.get("prefixItems").and_then(|p| p.get(i)) {
-                Some(item) => item,
-                None => map.get("items")?,
-            },
-        };
-        schema = resolve(&defs, schema);
-    }
-    Some(schema)
+    steps(path).into_iter().try_fold(resolve(&defs, root), |schema, step| below(&defs, schema, step))
+}
+
+/// The schema one step below `schema` (references and optional wrappers followed).
+fn below<'s>(defs: &Defs<'s>, schema: &'s Value, step: Step<'_>) -> Option<&'s Value> {
+    let map = schema.as_object()?;
+    let next = match step {
+        Step::Key(key) => match map.get("properties").and_then(|p| p.get(key)) {
+            Some(field) => field,
+            None => map.get("additionalProperties").filter(|v| v.is_object())?,
+        },
+        Step::Index(i) => match map.get("prefixItems").and_then(|p| p.get(i)) {
+            Some(item) => item,
+            None => map.get("items")?,
+        },
+    };
+    Some(resolve(defs, next))
 }
 
 /// Follows `$ref`s, and picks the non-null branch of `T | null`.
@@ -98,33 +100,55 @@ fn resolve<'s>(defs: &Defs<'s>, mut schema: &'s Value) -> &'s Value {
 pub(crate) fn first_mismatch(root: &Value, args: &Value, path: &str) -> Option<String> {
     let defs = Defs::new(root);
     let value = value_at(args, path)?;
-    if !admits(&defs, schema_at(root, path)?, value, 0) {
+    let schema = schema_at(root, path)?;
+    if !admits(&defs, schema, value, 0) {
         return None;
     }
-    mismatch_below(root, &defs, value, path, 0)
+    // Each child's schema is found from its parent's, and the path written once, for the
+    // value found: the work is one visit per value, whatever the keys' lengths.
+    let mut found = Vec::new();
+    if !mismatch_below(&defs, value, schema, 0, &mut found) {
+        return None;
+    }
+    let mut at = path.to_string();
+    for step in found.iter().rev() {
+        match step {
+            Step::Key(key) if at.is_empty() => at.push_str(key),
+            Step::Key(key) => {
+                at.push('.');
+                at.push_str(key);
+            }
+            Step::Index(i) => at.push_str(&format!("[{i}]")),
+        }
+    }
+    Some(at)
 }
 
-fn mismatch_below(root: &Value, defs: &Defs<'_>, value: &Value, path: &str, depth: usize) -> Option<String> {
+/// Whether a value inside `value` (whose schema is `schema`) is one its schema does not
+/// admit; if so, `found` holds the steps to it, innermost first.
+fn mismatch_below<'v>(
+    defs: &Defs<'_>,
+    value: &'v Value,
+    schema: &Value,
+    depth: usize,
+    found: &mut Vec<Step<'v>>,
+) -> bool {
     if depth > 64 {
-        return None;
+        return false;
     }
-    let children: Vec<(String, &Value)> = match value {
-        Value::Object(fields) => {
-            fields.iter().map(|(k, v)| (if path.is_empty() { k.clone() } else { format!("{path}.{k}") }, v)).collect()
+    let check = |step: Step<'v>, child: &'v Value, found: &mut Vec<Step<'v>>| {
+        let Some(child_schema) = below(defs, schema, step) else { return false };
+        if !admits(defs, child_schema, child, 0) || mismatch_below(defs, child, child_schema, depth + 1, found) {
+            found.push(step);
+            return true;
         }
-        Value::Array(items) => items.iter().enumerate().map(|(i, v)| (format!("{path}[{i}]"), v)).collect(),
-        _ => return None,
+        false
     };
-    for (child, v) in children {
-        let Some(schema) = schema_at(root, &child) else { continue };
-        if !admits(defs, schema, v, 0) {
-            return Some(child);
-        }
-        if let Some(deeper) = mismatch_below(root, defs, v, &child, depth + 1) {
-            return Some(deeper);
-        }
+    match value {
+        Value::Object(fields) => fields.iter().any(|(k, v)| check(Step::Key(k), v, found)),
+        Value::Array(items) => items.iter().enumerate().any(|(i, v)| check(Step::Index(i), v, found)),
+        _ => false,
     }
-    None
 }
 
 /// Whether `value` has a type `schema` allows, is one of its `enum`/`const` values and
