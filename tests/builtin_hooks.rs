@@ -541,6 +541,37 @@ async fn the_cache_answers_an_identical_call_without_running_the_tool() {
     assert_eq!(other.content, r#""go" (run 2)"#, "other arguments run the tool");
 }
 
+/// A call the cache leads that fails and is retried by an error hook runs the tool again
+/// and ends (before, the retry waited for the cache's own flight, which only its end
+/// would release: it never ended), and its result is cached for the next call.
+#[tokio::test]
+async fn a_retried_call_the_cache_leads_runs_again_and_ends() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&runs);
+    let flaky = counted("lookup", read_only(), &runs, move |_| {
+        let n = counter.load(Ordering::SeqCst);
+        async move {
+            if n == 1 {
+                Err(ToolError::new(ErrorKind::ToolFailed, "try again"))
+            } else {
+                Ok(Output::text(format!("run {n}")))
+            }
+        }
+    });
+    let (tools, records) = toolbox_with(flaky);
+    let tools = tools
+        .with_hook(Cache::ttl(Duration::from_secs(60)))
+        .with_hook(Hook::error("retry", |_: &mut toolkit::ErrorCall<'_>| toolkit::Recovery::Retry));
+    let first = tokio::time::timeout(Duration::from_secs(10), tools.call(call("1", "lookup", json!({"q": "x"})))).await;
+    let first = first.expect("the retried call ends");
+    assert_eq!((first.content.as_str(), first.error), ("run 2", None));
+    assert_eq!(runs.load(Ordering::SeqCst), 2, "ran twice: the failure, then the retry");
+    let second = tools.call(call("2", "lookup", json!({"q": "x"}))).await;
+    assert_eq!(second.content, "run 2");
+    assert_eq!(last_outcome(&records), Outcome::Cached);
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+}
+
 /// A burst of identical calls runs the tool once: the others wait for it and are
 /// answered from the cache.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -198,6 +198,18 @@ impl BeforeHook for Handle {
         }
         let config = &self.0.config;
         let key = format!("toolkit:{}:{}:{}", config.name, call.tool(), canonical_json(call.arguments()));
+        // A retry (`Recovery::Retry`) of a call this cache leads: it still leads its key
+        // and runs the tool again (waiting for its own flight would wait for ever). With
+        // other arguments, its old flight ends here and the new key is looked up.
+        let owner = owner(&self.0);
+        if let Some(leader) = Carried::<Leader>::take(call.extensions_mut(), owner) {
+            if leader.key == key {
+                Carried::put(call.extensions_mut(), owner, leader);
+                Carried::put(call.extensions_mut(), owner, MissedKey(key));
+                return HookStep::Ready(Ok(Decision::Continue));
+            }
+            drop(leader);
+        }
         HookStep::Pending(Box::pin(async move {
             loop {
                 if let Some(bytes) = config.store.get(&key).await.map_err(HookError::new)? {
@@ -231,7 +243,6 @@ impl BeforeHook for Handle {
                             Remote::Hit(bytes) => return cached(&key, bytes),
                             Remote::Run(lock) => leader.lock = lock,
                         }
-                        let owner = owner(&self.0);
                         Carried::put(call.extensions_mut(), owner, MissedKey(key));
                         Carried::put(call.extensions_mut(), owner, leader);
                         return Ok(Decision::Continue);
