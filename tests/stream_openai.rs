@@ -178,3 +178,13 @@ async fn unknown_event_names_are_skipped() {
     let (events, _server) = stream_run(vec![raw(&body)]).await;
     assert_eq!(outcome(&events).as_ref().unwrap().text, "fine");
 }
+
+/// A stream whose body starts with a UTF-8 byte-order mark reads as without one (the
+/// SSE parser underneath sliced the mark's first byte off and panicked: the run, and
+/// under `#[tokio::main]` the process, died).
+#[tokio::test]
+async fn a_body_that_starts_with_a_byte_order_mark_is_read() {
+    let body = format!("\u{feff}data: {}\n\ndata: {}\n\ndata: [DONE]\n\n", text("fine"), finish("stop"));
+    let (events, _server) = stream_run(vec![raw(&body)]).await;
+    assert_eq!(outcome(&events).as_ref().unwrap().text, "fine");
+}

@@ -53,7 +53,8 @@ pub(crate) fn stream<C: Chunks, B: Serialize>(transport: &Transport, body: &B, c
             let Some(events) = state.events.as_mut() else {
                 match state.transport.send(&state.body).await {
                     Ok(response) => {
-                        state.events = Some(response.bytes_stream().eventsource().map_err(|e| e.to_string()).boxed());
+                        let body = without_bom(response.bytes_stream().boxed()).await;
+                        state.events = Some(body.eventsource().map_err(|e| e.to_string()).boxed());
                         continue;
                     }
                     Err(e) => {
@@ -88,4 +89,78 @@ pub(crate) fn stream<C: Chunks, B: Serialize>(transport: &Transport, body: &B, c
         }
     })
     .boxed()
+}
+
+/// The UTF-8 byte-order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A piece of the body: its start (read here, a byte-order mark taken off) or the rest,
+/// as it comes.
+enum Piece<B> {
+    Start(Vec<u8>),
+    Rest(B),
+}
+
+impl<B: AsRef<[u8]>> AsRef<[u8]> for Piece<B> {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            Piece::Start(start) => start,
+            Piece::Rest(rest) => rest.as_ref(),
+        }
+    }
+}
+
+/// The body without a leading byte-order mark, which `eventsource-stream` 0.2 would
+/// strip by slicing its text at byte 1 (the mark is three bytes): a panic on a body
+/// that starts with one. Reads the first three bytes (over as many pieces as they
+/// take), then passes the rest through untouched.
+async fn without_bom<B, E, S>(mut body: S) -> impl futures_util::Stream<Item = Result<Piece<B>, E>>
+where
+    S: futures_util::Stream<Item = Result<B, E>> + Unpin,
+    B: AsRef<[u8]>,
+{
+    let mut start = Vec::new();
+    let mut failed = None;
+    while start.len() < BOM.len() {
+        match body.next().await {
+            Some(Ok(piece)) => start.extend_from_slice(piece.as_ref()),
+            Some(Err(e)) => {
+                failed = Some(e);
+                break;
+            }
+            None => break,
+        }
+    }
+    let start = start.strip_prefix(BOM).map(<[u8]>::to_vec).unwrap_or(start);
+    let head = std::iter::once(Ok(Piece::Start(start))).chain(failed.map(Err));
+    futures_util::stream::iter(head).chain(body.map_ok(Piece::Rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn events(pieces: &[&[u8]]) -> Vec<Result<String, String>> {
+        let body =
+            futures_util::stream::iter(pieces.iter().map(|p| Ok::<_, std::io::Error>(p.to_vec())).collect::<Vec<_>>());
+        without_bom(body).await.eventsource().map(|e| e.map(|e| e.data).map_err(|e| e.to_string())).collect().await
+    }
+
+    #[tokio::test]
+    async fn a_byte_order_mark_is_taken_off_however_the_body_is_cut() {
+        let whole: &[u8] = b"\xEF\xBB\xBFdata: one\n\ndata: two\n\n";
+        let expected = vec![Ok("one".to_string()), Ok("two".to_string())];
+        for cut in 0..=whole.len() {
+            let (a, b) = whole.split_at(cut);
+            assert_eq!(events(&[a, b]).await, expected, "cut at {cut}");
+        }
+        let bytewise: Vec<&[u8]> = whole.chunks(1).collect();
+        assert_eq!(events(&bytewise).await, expected);
+        // No mark, an empty body, a mark alone: read as they are.
+        assert_eq!(events(&[b"data: one\n\ndata: two\n\n"]).await, expected);
+        assert_eq!(events(&[]).await, vec![]);
+        assert_eq!(events(&[BOM]).await, vec![]);
+        // A mark later in the body is text, as the SSE format says.
+        assert_eq!(events(&[b"data: a\xEF\xBB\xBFb\n\n"]).await, vec![Ok("a\u{feff}b".to_string())]);
+    }
 }
