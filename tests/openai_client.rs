@@ -443,3 +443,20 @@ async fn repeated_tool_call_ids_get_ids_of_their_own() {
         .collect();
     assert_eq!(tool_ids, ids);
 }
+
+/// Token counts a server reports add up saturating: counts that overflow `u64` (a
+/// broken or hostile server) give the largest count, not a panic (debug builds) or a
+/// total wrapped to almost nothing (release builds).
+#[tokio::test]
+async fn token_counts_that_overflow_saturate() {
+    let mut first = reply_calls(&[("call_a", "add", r#"{"a":2,"b":3}"#)]);
+    first["usage"] = json!({"prompt_tokens": u64::MAX, "completion_tokens": 5});
+    let mut second = reply_text("5");
+    second["usage"] = json!({"prompt_tokens": 1, "completion_tokens": u64::MAX, "total_tokens": u64::MAX});
+    let server = Server::start([ok(first), ok(second)]).await;
+    let run = agent(server.client().build().unwrap()).run("Add 2 and 3").await.unwrap();
+    assert_eq!(run.text, "5");
+    assert_eq!(run.usage.prompt_tokens, u64::MAX);
+    assert_eq!(run.usage.completion_tokens, u64::MAX);
+    assert_eq!(run.usage.total_tokens, u64::MAX);
+}

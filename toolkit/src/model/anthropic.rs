@@ -334,7 +334,7 @@ impl Chunks for ClaudeChunks {
                 self.input_tokens = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
                     .iter()
                     .filter_map(|k| usage[*k].as_u64())
-                    .sum();
+                    .fold(0, u64::saturating_add);
             }
             "content_block_start" => {
                 let index = index().ok_or("a content block without a valid index")?;
@@ -469,8 +469,10 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
     let finish_reason = stop_reason(reply.stop_reason.as_deref(), !tool_calls.is_empty());
     let usage = reply.usage.map_or_else(Usage::default, |u| {
         // Cached prompt tokens are prompt tokens too.
-        let prompt =
-            u.input_tokens + u.cache_creation_input_tokens.unwrap_or(0) + u.cache_read_input_tokens.unwrap_or(0);
+        let prompt = u
+            .input_tokens
+            .saturating_add(u.cache_creation_input_tokens.unwrap_or(0))
+            .saturating_add(u.cache_read_input_tokens.unwrap_or(0));
         Usage::new(prompt, u.output_tokens)
     });
     let message = AssistantMessage { content: (!content.is_empty()).then_some(content), tool_calls, refusal: None };

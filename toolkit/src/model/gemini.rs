@@ -332,7 +332,7 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
         message: format!("{e}; the response began: {}", head(text, 200)),
     })?;
     let usage = reply.usage_metadata.map_or_else(Usage::default, |u| {
-        Usage::new(u.prompt_token_count, u.candidates_token_count + u.thoughts_token_count)
+        Usage::new(u.prompt_token_count, u.candidates_token_count.saturating_add(u.thoughts_token_count))
     });
     let Some(candidate) = reply.candidates.into_iter().next() else {
         if reply.prompt_feedback.as_ref().is_some_and(|f| f.get("blockReason").is_some()) {

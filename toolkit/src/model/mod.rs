@@ -343,15 +343,16 @@ pub struct Usage {
 impl Usage {
     /// Usage of `prompt` request tokens and `completion` reply tokens.
     pub fn new(prompt: u64, completion: u64) -> Self {
-        Usage { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
+        Usage { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt.saturating_add(completion) }
     }
 }
 
+/// Counts add up saturating: a provider's count is not trusted not to overflow.
 impl AddAssign for Usage {
     fn add_assign(&mut self, other: Usage) {
-        self.prompt_tokens += other.prompt_tokens;
-        self.completion_tokens += other.completion_tokens;
-        self.total_tokens += other.total_tokens;
+        self.prompt_tokens = self.prompt_tokens.saturating_add(other.prompt_tokens);
+        self.completion_tokens = self.completion_tokens.saturating_add(other.completion_tokens);
+        self.total_tokens = self.total_tokens.saturating_add(other.total_tokens);
     }
 }
 

@@ -258,7 +258,7 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
     let usage = reply.usage.map_or_else(Usage::default, |u| Usage {
         prompt_tokens: u.prompt_tokens,
         completion_tokens: u.completion_tokens,
-        total_tokens: u.total_tokens.unwrap_or(u.prompt_tokens + u.completion_tokens),
+        total_tokens: u.total_tokens.unwrap_or(u.prompt_tokens.saturating_add(u.completion_tokens)),
     });
     let message = AssistantMessage { content: choice.message.content, tool_calls, refusal: choice.message.refusal };
     Ok(ModelReply { message, finish_reason, usage })
@@ -345,7 +345,7 @@ impl Chunks for ChatChunks {
             self.usage = Usage {
                 prompt_tokens: u.prompt_tokens,
                 completion_tokens: u.completion_tokens,
-                total_tokens: u.total_tokens.unwrap_or(u.prompt_tokens + u.completion_tokens),
+                total_tokens: u.total_tokens.unwrap_or(u.prompt_tokens.saturating_add(u.completion_tokens)),
             };
         }
         let Some(choice) = chunk.choices.into_iter().next() else { return Ok(false) };
