@@ -177,6 +177,19 @@ async fn dropping_the_last_handle_writes_everything_and_shutdown_closes_the_log(
     std::fs::remove_file(path).ok();
 }
 
+/// A capacity of `usize::MAX` ("unbounded") is clamped to 2^20 slots: the log starts
+/// and writes (before, allocating the queue's slots panicked with a capacity overflow).
+#[tokio::test]
+async fn an_unbounded_capacity_is_clamped_and_the_log_starts() {
+    let path = log_path("capacity");
+    let log = AuditLog::builder().capacity(usize::MAX).to_file(&path).unwrap();
+    let tools = toolbox![add].with_sink(log.clone());
+    tools.call(ToolCall::new("1", "add", r#"{"a": 1, "b": 1}"#)).await;
+    log.flush().unwrap();
+    assert_eq!(lines(&path).len(), 1);
+    std::fs::remove_file(path).ok();
+}
+
 #[test]
 fn write_errors_are_reported_by_flush() {
     struct Broken;

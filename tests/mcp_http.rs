@@ -93,6 +93,21 @@ async fn shutdown_closes_connections_that_do_not_finish_by_the_deadline() {
     closed_by_server(&mut stalled).await;
 }
 
+/// A header timeout of `Duration::MAX` ("no limit") is clamped to a day, and the
+/// server answers (before, every connection's task panicked adding it to the clock, and
+/// no request was ever answered).
+#[tokio::test]
+async fn a_header_timeout_of_duration_max_still_serves() {
+    let http = bind(Arc::default()).await.with_header_timeout(Duration::MAX);
+    let url = format!("http://{}/mcp", http.local_addr());
+    let stop = http.shutdown_token();
+    let running = tokio::spawn(http.run());
+    let answer = tokio::time::timeout(Duration::from_secs(20), modern_call(&reqwest::Client::new(), &url, 7)).await;
+    assert_eq!(answer.expect("answered").unwrap(), "7");
+    stop.cancel();
+    running.await.unwrap().unwrap();
+}
+
 /// One stateless (2026-07-28) `tools/call` over HTTP: the result's text.
 async fn modern_call(client: &reqwest::Client, url: &str, id: u64) -> Result<String, String> {
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});

@@ -482,7 +482,8 @@ impl<'c> Run<'c> {
             | (_, HooksSaid::After(Err((reason, detail))))
             | (_, HooksSaid::Error(Handled::Block(reason, detail))) => (Err(blocked(reason, detail)), Outcome::Blocked),
             (Produced::Failed(_), HooksSaid::Error(Handled::Retry)) if self.info.attempt <= self.limits.max_retries => {
-                self.info.attempt += 1;
+                // Saturating: `max_retries: u32::MAX` asks for retries without end.
+                self.info.attempt = self.info.attempt.saturating_add(1);
                 return Next::Retry;
             }
             (Produced::Failed(error), HooksSaid::Error(Handled::Message(text))) => {

@@ -140,9 +140,11 @@ impl McpHttpServer {
     }
 
     /// How long a client may take to send a request's headers, counted from the
-    /// connection or from the previous response (default 10 s).
+    /// connection or from the previous response (default 10 s). At most a day: a longer
+    /// one (`Duration::MAX` as "no limit") is a day, since the server's clock cannot count
+    /// past its range.
     pub fn with_header_timeout(mut self, timeout: Duration) -> Self {
-        self.header_timeout = timeout;
+        self.header_timeout = timeout.min(Duration::from_secs(24 * 3600));
         self
     }
 

@@ -155,10 +155,11 @@ pub enum Fsync {
 const REDACTION_MARGIN: usize = 512;
 
 impl AuditLogBuilder {
-    /// How many records may wait for the writer (default 1024; at least 1). When it is
-    /// full, calls wait. A crash loses at most this many records besides the buffer.
+    /// How many records may wait for the writer (default 1024; at least 1, at most
+    /// 1,048,576: the queue's slots are allocated when the log starts). When it is full,
+    /// calls wait. A crash loses at most this many records besides the buffer.
     pub fn capacity(mut self, capacity: usize) -> Self {
-        self.capacity = capacity.max(1);
+        self.capacity = capacity.clamp(1, 1 << 20);
         self
     }
 
