@@ -179,6 +179,31 @@ async fn unknown_event_names_are_skipped() {
     assert_eq!(outcome(&events).as_ref().unwrap().text, "fine");
 }
 
+/// Servers that give every call index 0 (Ollama), or no index at all, start each call
+/// with its own id: the calls stay apart (before, the second call's id and name
+/// overwrote the first's and their arguments were joined: one call ran, with arguments
+/// that were not JSON).
+#[tokio::test]
+async fn calls_that_share_an_index_are_told_apart_by_their_ids() {
+    let mut no_index = call_piece(0, Some("call_c"), Some("add"), r#"{"a": 100, "b": 1}"#);
+    no_index["choices"][0]["delta"]["tool_calls"][0].as_object_mut().unwrap().remove("index");
+    let first = sse(
+        &[
+            call_piece(0, Some("call_a"), Some("add"), r#"{"a": 2,"#),
+            call_piece(0, None, None, r#" "b": 3}"#),
+            call_piece(0, Some("call_b"), Some("add"), r#"{"a": 10, "b": 20}"#),
+            no_index,
+            finish("tool_calls"),
+        ],
+        true,
+    );
+    let second = sse(&[text("5, 30 and 101."), finish("stop")], true);
+    let (events, _server) = stream_run(vec![first, second]).await;
+    let run = outcome(&events).as_ref().unwrap();
+    let results: Vec<(&str, &str)> = run.records.iter().map(|r| (r.call_id.as_str(), r.content.as_str())).collect();
+    assert_eq!(results, [("call_a", "5"), ("call_b", "30"), ("call_c", "101")]);
+}
+
 /// A stream whose body starts with a UTF-8 byte-order mark reads as without one (the
 /// SSE parser underneath sliced the mark's first byte off and panicked: the run, and
 /// under `#[tokio::main]` the process, died).

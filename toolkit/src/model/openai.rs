@@ -309,10 +309,15 @@ struct StreamFunction {
     arguments: Option<String>,
 }
 
-/// A streamed reply being put together: the calls by index, the finish reason, usage.
+/// A streamed reply being put together: the calls in the order they began, the finish
+/// reason, usage.
 #[derive(Default)]
 struct ChatChunks {
     calls: Vec<(Option<String>, String, String)>,
+    /// For each `index` the server used, the call its pieces go to now (`usize::MAX`:
+    /// none yet). Usually the same number; not for servers that give every call index 0
+    /// (or none), whose calls are told apart by their ids.
+    lanes: Vec<usize>,
     finish: Option<String>,
     usage: Usage,
 }
@@ -357,10 +362,23 @@ impl Chunks for ChatChunks {
                 if call.index >= MAX_STREAMED_CALLS {
                     return Err(format!("a tool call at index {} (at most {MAX_STREAMED_CALLS})", call.index));
                 }
-                if self.calls.len() <= call.index {
-                    self.calls.resize_with(call.index + 1, Default::default);
+                if self.lanes.len() <= call.index {
+                    self.lanes.resize(call.index + 1, usize::MAX);
                 }
-                let slot = &mut self.calls[call.index];
+                let lane = &mut self.lanes[call.index];
+                // A new call at this index: the first, or one with an id other than the
+                // call there (a server that numbers every call 0 starts each with its id).
+                let new = *lane == usize::MAX
+                    || matches!((&call.id, &self.calls[*lane].0), (Some(id), Some(open)) if id != open);
+                if new {
+                    if self.calls.len() >= MAX_STREAMED_CALLS {
+                        return Err(format!("more than {MAX_STREAMED_CALLS} tool calls in one reply"));
+                    }
+                    *lane = self.calls.len();
+                    self.calls.push(Default::default());
+                }
+                let index = *lane;
+                let slot = &mut self.calls[index];
                 if call.id.is_some() {
                     slot.0.clone_from(&call.id);
                 }
@@ -370,7 +388,7 @@ impl Chunks for ChatChunks {
                 }
                 let fragment = fragment.unwrap_or_default();
                 slot.2.push_str(&fragment);
-                out.push_back(ModelEvent::ToolCallDelta { index: call.index, id: call.id, name, arguments: fragment });
+                out.push_back(ModelEvent::ToolCallDelta { index, id: call.id, name, arguments: fragment });
             }
         }
         if let Some(reason) = choice.finish_reason {
@@ -392,6 +410,7 @@ impl Chunks for ChatChunks {
 impl ChatChunks {
     fn flush(&mut self, out: &mut std::collections::VecDeque<ModelEvent>) {
         let calls = std::mem::take(&mut self.calls);
+        self.lanes.clear();
         let any_calls = calls.iter().any(|(_, name, _)| !name.is_empty());
         for (i, (id, name, arguments)) in calls.into_iter().enumerate().filter(|(_, (_, name, _))| !name.is_empty()) {
             let id = id.filter(|id| !id.is_empty()).unwrap_or_else(|| format!("call_{}_{i}", unique()));
