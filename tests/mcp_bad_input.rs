@@ -248,6 +248,32 @@ async fn bad_params_of_known_methods_are_invalid_params_with_a_short_message() {
     assert_eq!(disconnect(h).await, [("echo".to_string(), Outcome::Ok)]);
 }
 
+/// A fragment (a stray bracket, a cut line) does not swallow the requests after it, and
+/// a message written over many lines is read in time linear in its length. Before, each
+/// request after a fragment was folded into it and never answered, and every line of a
+/// long message parsed the whole message again: this one's 300,000 lines took hours.
+#[tokio::test]
+async fn fragments_and_long_multi_line_messages_do_not_stall_the_session() {
+    let mut h = initialized().await;
+    h.client.send("[").await;
+    h.client.send(&call(40, "echo", json!({"value": "after a stray bracket"}))).await;
+    assert_eq!(h.client.recv().await["id"], 40);
+    h.client.send(r#"{"jsonrpc": "2.0", "id": 41,"#).await;
+    h.client.send(&call(42, "echo", json!({"value": "after a cut line"}))).await;
+    assert_eq!(h.client.recv().await["id"], 42);
+    // JSON over 300,000 lines, but not a JSON-RPC message: refused once, as on one line.
+    let mut long = String::from("[\n");
+    long.push_str(&"1,\n".repeat(300_000));
+    long.push_str("1]");
+    h.client.send(&long).await;
+    let refused = h.client.recv().await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    h.client.send(&call(43, "echo", json!({"value": "still here"}))).await;
+    assert_eq!(h.client.recv().await["id"], 43);
+    let echoed = ("echo".to_string(), Outcome::Ok);
+    assert_eq!(disconnect(h).await, [echoed.clone(), echoed.clone(), echoed]);
+}
+
 #[tokio::test]
 async fn a_modern_ping_says_its_result_type() {
     let mut h = start();

@@ -27,13 +27,13 @@ where
     let mut reader = BufReader::new(reader);
     let mut gate = Gate::default();
     let mut line = Vec::new();
-    // A message that began on an earlier line and has not parsed yet.
-    let mut pending = String::new();
+    // A message that began on an earlier line and has not closed yet.
+    let mut pending = Gather::default();
     loop {
         match read_line(&mut reader, &mut line).await {
             Ok(Line::End) | Err(_) => break,
             Ok(Line::TooLong) => {
-                pending.clear();
+                pending = Gather::default();
                 let refused = error(&Value::Null, -32600, "Invalid Request: the message is larger than 16 MiB");
                 if replies.send(refused).await.is_err() {
                     break;
@@ -47,23 +47,25 @@ where
         if text.is_empty() {
             continue;
         }
-        let gathered = if pending.is_empty() { None } else { Some(format!("{pending}\n{text}")) };
-        let parsed = match gathered.as_deref().map(serde_json::from_str::<Value>) {
-            Some(Ok(message)) => Ok(message),
-            Some(Err(e)) if e.is_eof() && gathered.as_ref().is_some_and(|g| g.len() <= MAX_MESSAGE) => {
-                pending = gathered.unwrap_or_default();
+        let alone = serde_json::from_str::<Value>(text);
+        let parsed = match alone {
+            // A line that is a whole message by itself is one, even after the start of
+            // another (which it ends: a stray `[` or a cut line must not swallow the
+            // requests after it).
+            Ok(message) if pending.is_empty() || is_message(&message) => Ok(message),
+            _ if !pending.is_empty() => match pending.push(text) {
+                Gathered::Open => continue,
+                Gathered::Closed(whole) => serde_json::from_str::<Value>(&whole),
+            },
+            Err(e) if e.is_eof() && text.starts_with(['{', '[']) => {
+                pending.push(text);
                 continue;
             }
-            // What was gathered is not a message; this line may be one on its own.
-            Some(Err(_)) | None => serde_json::from_str::<Value>(text),
+            other => other,
         };
-        pending.clear();
+        pending = Gather::default();
         let message = match parsed {
             Ok(message) => message,
-            Err(e) if e.is_eof() && text.starts_with(['{', '[']) => {
-                pending = text.to_owned();
-                continue;
-            }
             Err(e) => {
                 tracing::debug!(error = %e, "skipping a line that is not JSON");
                 continue;
@@ -127,6 +129,65 @@ where
         }
     }
     let _ = writer.flush().await;
+}
+
+/// Whether `value` is a JSON-RPC message (or a batch of them), not a piece of one.
+fn is_message(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.contains_key("jsonrpc"),
+        Value::Array(items) => items.first().is_some_and(|item| item.get("jsonrpc").is_some()),
+        _ => false,
+    }
+}
+
+/// A message written over several lines, being gathered: its text so far, and how many
+/// of its brackets are open (outside strings). Each line is scanned once, and the whole
+/// text parsed once, when its brackets close: parsing it again at every line would take
+/// time quadratic in its length.
+#[derive(Default)]
+struct Gather {
+    text: String,
+    open: usize,
+}
+
+enum Gathered {
+    /// Not closed yet.
+    Open,
+    /// Closed, or broken (a bracket closed that was not open, a string left open at a
+    /// line's end, over [`MAX_MESSAGE`]): the text, for the parser to accept or refuse.
+    Closed(String),
+}
+
+impl Gather {
+    fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    fn push(&mut self, line: &str) -> Gathered {
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        self.text.push_str(line);
+        let (mut in_string, mut escaped, mut broken) = (false, false, false);
+        for byte in line.bytes() {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' if in_string => escaped = true,
+                b'"' => in_string = !in_string,
+                _ if in_string => {}
+                b'{' | b'[' => self.open += 1,
+                b'}' | b']' => match self.open.checked_sub(1) {
+                    Some(open) => self.open = open,
+                    None => broken = true,
+                },
+                _ => {}
+            }
+        }
+        if self.open == 0 || in_string || broken || self.text.len() > MAX_MESSAGE {
+            return Gathered::Closed(std::mem::take(&mut self.text));
+        }
+        Gathered::Open
+    }
 }
 
 enum Line {
