@@ -131,6 +131,30 @@ fn clean_texts_come_back_unchanged() {
     );
 }
 
+/// Text built of overlapping near-secrets (`sk-` repeated: each is the start of a key
+/// that runs to the end and fails its check for lack of digits and capitals) is scanned
+/// in linear time: once the scan has read 16 times the text, a match that fails its
+/// check is replaced anyway (failing closed). Before, this 150 KB took about 4 * 10^9
+/// steps and 1 MiB about 10^12: the audit log's writer, and with its queue full every
+/// call, stalled.
+#[test]
+fn text_built_to_be_re_read_is_scanned_in_linear_time_and_fails_closed() {
+    let r = Redactor::new();
+    let run = "sk-".repeat(50_000);
+    let out = r.redact_text(&run);
+    // The start was checked and let through; the rest, past the budget, is replaced.
+    assert!(out.starts_with("sk-sk-") && out.contains("[REDACTED:api_key]") && out.len() < 1_000, "{out}");
+    // A real key after such a run is still masked, in text and in JSON.
+    let key = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t";
+    let text = format!("{run} then {key}");
+    assert!(!r.redact_text(&text).contains(key));
+    let json = serde_json::json!({"note": text}).to_string();
+    assert!(!r.redact(&json).contains(key));
+    // Ordinary text of the same size is untouched.
+    let prose = "the quick brown fox jumps over the lazy dog; ".repeat(4_000);
+    assert_eq!(r.redact_text(&prose), prose);
+}
+
 #[test]
 fn redacted_json_stays_the_same_json_outside_the_secrets() {
     let r = Redactor::new();

@@ -14,6 +14,13 @@ use super::names::{self, Secret};
 use super::parse;
 use super::rules::{ASSIGNMENT, BUILT_IN, Kind};
 
+/// How many times its length one scan may read of a text (searches after a failed match
+/// read part of it again) before a match that fails its check is replaced anyway: far
+/// above what any text but one built to be re-read needs (the test corpora need under 4).
+const SCAN_BUDGET: usize = 16;
+/// Bytes every scan may read besides, so short texts never reach the budget.
+const SCAN_SLACK: usize = 1 << 16;
+
 /// A rule: its label, its pattern (kept to rebuild the set) and its check.
 #[derive(Clone, Debug)]
 pub(super) struct Rule {
@@ -134,15 +141,24 @@ impl Engine {
 
     /// Appends the spans to replace in `text[from..to]` (the rest of `text` is context for
     /// boundaries). `in_string`: the range is the inside of a JSON string.
+    ///
+    /// Linear in the text: searching again one character after a match that failed its
+    /// check re-reads that match, which text built of overlapping near-secrets (`sk-`
+    /// repeated) would make quadratic; so once the searches have read [`SCAN_BUDGET`]
+    /// times the range, a match that fails its check is replaced anyway (failing closed)
+    /// and the search goes on after it.
     pub fn scan<'e>(&'e self, text: &str, from: usize, to: usize, in_string: bool, out: &mut Vec<Found<'e>>) {
         if self.rules.is_empty() {
             return;
         }
         let mut caps = self.each[0].create_captures();
+        let budget = (to - from).saturating_mul(SCAN_BUDGET).saturating_add(SCAN_SLACK);
+        let mut read = 0usize;
         let mut at = from;
         while at < to {
             let Some(m) = self.regex.search(&Input::new(text).range(at..to)) else { break };
-            let start = m.start();
+            read += m.end() - at;
+            let (start, end) = (m.start(), m.end());
             let first = m.pattern().as_usize();
             let mut next = self.accept(text, first, m, &mut caps, in_string, out);
             // The match failed its check: another rule may match here.
@@ -153,11 +169,18 @@ impl Engine {
                 }
                 let input = Input::new(text).range(start..to).anchored(Anchored::Yes);
                 if let Some(m) = self.each[pid].search(&input) {
+                    read += m.end() - start;
                     next = self.accept(text, pid, m, &mut caps, in_string, out);
                 }
             }
             at = match next {
                 Some(end) if end > start => end,
+                _ if read > budget && end > start => {
+                    let label = self.rules[first].label.as_ref();
+                    let replace = if in_string { Replace::InString(label) } else { Replace::Label(label) };
+                    out.push(Found { start, end, replace });
+                    end
+                }
                 _ => next_char(text, start),
             };
         }

@@ -65,7 +65,9 @@ use crate::hook::{AfterCall, AfterHook, Hook, HookStep, OnFailure};
 ///   JSON); a string whose escapes hide a secret (`\u0040`) is re-encoded alone. JSON
 ///   text and plain text give the same result for string values.
 /// - **Linear time:** all rules are one multi-pattern regular expression (a lazy DFA),
-///   searched once; 50 MB take well under a second in a release build.
+///   searched once; 50 MB take well under a second in a release build. Text built to be
+///   re-read (overlapping near-secrets, `sk-` repeated) stays linear: once a scan has read
+///   16 times the text, a match that fails its check is replaced anyway (failing closed).
 ///
 /// # What it does not promise
 ///
