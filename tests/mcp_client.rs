@@ -130,3 +130,33 @@ async fn records_of_different_clients_have_their_own_call_ids_and_sessions() {
     }
     assert_ne!(lines[0]["session"], lines[1]["session"], "each client its own session: {text}");
 }
+
+/// `tests/mcp/odd_server.py` in one of its modes (needs `python3`, which CI has).
+async fn odd_server(mode: &str) -> Result<McpTools, toolkit::mcp::McpError> {
+    let mut command = tokio::process::Command::new("python3");
+    command.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/odd_server.py")).arg(mode);
+    McpTools::connect_stdio(command).await
+}
+
+/// A server whose tool list pages without end is refused with the reason, rather than
+/// followed for ever while the list grows (before, connecting never returned).
+#[tokio::test]
+async fn a_tool_list_that_pages_without_end_is_refused() {
+    let same = odd_server("same-cursor").await.unwrap_err().to_string();
+    assert!(same.contains("the server gave the cursor `x` twice"), "{same}");
+    let endless = odd_server("endless").await.unwrap_err().to_string();
+    assert!(endless.contains("went on past 100 pages"), "{endless}");
+}
+
+/// Remote names that come out the same once made acceptable (`a.b`, `a_b`, `a b`) are
+/// told apart, and an empty one gets a name: every tool is added and calls the right
+/// remote tool (before, the second was refused after the first was added).
+#[tokio::test]
+async fn remote_names_that_clash_once_cleaned_are_told_apart_and_all_added() {
+    let remote = odd_server("clashing").await.expect("connects");
+    let mut tools = Toolbox::new();
+    assert_eq!(remote.add_to(&mut tools).expect("every tool is added"), 4);
+    assert_eq!(tools.names(), ["a_b", "a_b_2", "a_b_3", "tool"]);
+    let answer = tools.call(ToolCall::new("1", "a_b_3", "{}")).await;
+    assert_eq!(answer.content, "called 'a b'");
+}

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, Tool};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, PaginatedRequestParams, Tool};
 use rmcp::service::{Peer, RoleClient, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ServiceError, ServiceExt};
@@ -58,28 +58,45 @@ impl std::fmt::Debug for McpTools {
 
 impl McpTools {
     /// Starts `command` as an MCP server speaking over its stdin/stdout (its stderr is
-    /// inherited), and lists its tools.
+    /// inherited), and lists its tools. The handshake and the list must be done within
+    /// two minutes (a first `npx` run may download the server).
     pub async fn connect_stdio(command: tokio::process::Command) -> Result<Self, McpError> {
         let transport = TokioChildProcess::new(command)?;
-        let client = ().serve(transport).await.map_err(|e| McpError::Handshake(e.to_string()))?;
-        Self::listed(client).await
+        within_connect_time(async { Self::listed(().serve(transport).await.map_err(handshake)?).await }).await
     }
 
     /// Connects to a streamable HTTP endpoint (`http://127.0.0.1:8080/mcp`, or
-    /// `https://...`) and lists its tools.
+    /// `https://...`) and lists its tools, within two minutes.
     pub async fn connect_http(url: &str) -> Result<Self, McpError> {
         let transport = StreamableHttpClientTransport::from_uri(url);
-        let client = ().serve(transport).await.map_err(|e| McpError::Handshake(e.to_string()))?;
-        Self::listed(client).await
+        within_connect_time(async { Self::listed(().serve(transport).await.map_err(handshake)?).await }).await
     }
 
+    /// Lists the server's tools, page by page: at most [`MAX_PAGES`] pages and
+    /// [`MAX_TOOLS`] tools, and no cursor twice, so a server that pages without end is
+    /// refused rather than followed.
     async fn listed(client: RunningService<RoleClient, ()>) -> Result<Self, McpError> {
-        let tools = client
-            .peer()
-            .list_all_tools()
-            .await
-            .map_err(|e| McpError::Request { method: "tools/list", message: e.to_string() })?;
-        Ok(McpTools { client: Arc::new(client), tools, prefix: String::new(), timeout: None })
+        let refused = |message: String| McpError::Request { method: "tools/list", message };
+        let (mut tools, mut cursor, mut seen) = (Vec::new(), None, std::collections::HashSet::new());
+        for _ in 0..MAX_PAGES {
+            let page = client
+                .peer()
+                .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor.take())))
+                .await
+                .map_err(|e| refused(e.to_string()))?;
+            tools.extend(page.tools);
+            if tools.len() > MAX_TOOLS {
+                return Err(refused(format!("the server listed more than {MAX_TOOLS} tools")));
+            }
+            match page.next_cursor {
+                None => return Ok(McpTools { client: Arc::new(client), tools, prefix: String::new(), timeout: None }),
+                Some(next) if !seen.insert(next.clone()) => {
+                    return Err(refused(format!("the server gave the cursor `{next}` twice")));
+                }
+                Some(next) => cursor = Some(next),
+            }
+        }
+        Err(refused(format!("the server's list of tools went on past {MAX_PAGES} pages")))
     }
 
     /// Names the tools `{prefix}{name}` in the toolbox (`files_read_file`), to keep
@@ -103,15 +120,22 @@ impl McpTools {
     }
 
     /// The specs the tools get in a toolbox: prefixed names (characters a model
-    /// provider does not accept in a name become `_`), the server's schemas unchanged,
-    /// its annotations (MCP defaults where absent: not read-only, destructive, not
-    /// idempotent, open world).
+    /// provider does not accept in a name become `_`, at most 64 characters; two names
+    /// that come out the same are told apart with `_2`, `_3`, … in the server's order),
+    /// the server's schemas unchanged, its annotations (MCP defaults where absent: not
+    /// read-only, destructive, not idempotent, open world).
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools.iter().map(|tool| self.spec(tool)).collect()
+        let mut taken = std::collections::HashSet::new();
+        self.tools
+            .iter()
+            .map(|tool| {
+                let name = distinct(local_name(&self.prefix, &tool.name), &mut taken);
+                self.spec(tool, name)
+            })
+            .collect()
     }
 
-    fn spec(&self, tool: &Tool) -> ToolSpec {
-        let name = local_name(&self.prefix, &tool.name);
+    fn spec(&self, tool: &Tool, name: String) -> ToolSpec {
         let description = tool.description.as_deref().unwrap_or_default();
         let mut spec = ToolSpec::new(name, description, Value::Object((*tool.input_schema).clone()));
         if let Some(output) = &tool.output_schema {
@@ -216,12 +240,49 @@ fn unreachable_error(remote: &str, error: ServiceError) -> ToolError {
 
 /// `{prefix}{name}`, with what a provider does not accept in a tool name replaced by `_`
 /// and cut to 64 characters.
+/// The most pages of `tools/list` read when connecting.
+const MAX_PAGES: usize = 100;
+/// The most tools imported from one server.
+const MAX_TOOLS: usize = 10_000;
+/// How long connecting (the handshake and the tool list) may take.
+const CONNECT_TIME: Duration = Duration::from_secs(120);
+
+fn handshake(e: impl std::fmt::Display) -> McpError {
+    McpError::Handshake(e.to_string())
+}
+
+/// `connect`, or a handshake error when it takes longer than [`CONNECT_TIME`] (the
+/// connection, and a server process, are dropped with it).
+async fn within_connect_time<T>(connect: impl Future<Output = Result<T, McpError>>) -> Result<T, McpError> {
+    tokio::time::timeout(CONNECT_TIME, connect).await.unwrap_or_else(|_| {
+        Err(McpError::Handshake(format!(
+            "the server did not finish the handshake and its list of tools within {}s",
+            CONNECT_TIME.as_secs()
+        )))
+    })
+}
+
 fn local_name(prefix: &str, name: &str) -> String {
-    format!("{prefix}{name}")
+    let name: String = format!("{prefix}{name}")
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
         .take(64)
-        .collect()
+        .collect();
+    if name.is_empty() { "tool".into() } else { name }
+}
+
+/// `name`, or, when it is taken already, the first of `name_2`, `name_3`, … that is not
+/// (cut so it stays within 64 characters); marked taken.
+fn distinct(name: String, taken: &mut std::collections::HashSet<String>) -> String {
+    let mut candidate = name.clone();
+    let mut n = 2;
+    while taken.contains(&candidate) {
+        let suffix = format!("_{n}");
+        candidate = format!("{}{suffix}", &name[..name.len().min(64 - suffix.len())]);
+        n += 1;
+    }
+    taken.insert(candidate.clone());
+    candidate
 }
 
 #[cfg(test)]
@@ -232,6 +293,22 @@ mod tests {
     fn names_are_made_acceptable_to_every_provider() {
         assert_eq!(local_name("gh_", "repos.list"), "gh_repos_list");
         assert_eq!(local_name("", &"x".repeat(80)).len(), 64);
+        assert_eq!(local_name("", ""), "tool");
+    }
+
+    #[test]
+    fn names_that_come_out_the_same_are_told_apart() {
+        let mut taken = std::collections::HashSet::new();
+        let names: Vec<String> = ["a.b", "a_b", "a b", "", "tool"]
+            .iter()
+            .map(|remote| distinct(local_name("", remote), &mut taken))
+            .collect();
+        assert_eq!(names, ["a_b", "a_b_2", "a_b_3", "tool", "tool_2"]);
+        let long = "x".repeat(80);
+        let first = distinct(local_name("", &long), &mut taken);
+        let second = distinct(local_name("", &long), &mut taken);
+        assert_eq!((first.len(), second.len()), (64, 64));
+        assert!(second.ends_with("_2") && crate::schema::is_valid_name(&second), "{second}");
     }
 
     #[test]
