@@ -141,6 +141,30 @@ async fn every_call_gets_exactly_one_tool_message_in_order_whatever_happened() {
     assert_eq!(heard, messages);
 }
 
+/// A reply asking for more calls than `max_calls_per_turn` runs that many; the rest are
+/// blocked, each with a result saying why and a record (before, every call of a reply
+/// ran: one reply of 100,000 calls of a destructive tool ran them all).
+#[tokio::test]
+async fn calls_past_the_turn_limit_are_blocked_each_with_its_result_and_record() {
+    let asked: Vec<(String, String)> =
+        (0..7).map(|i| ("add".to_string(), format!(r#"{{"a": {i}, "b": 1}}"#))).collect();
+    let model = ScriptedModel::new([Turn::calls(asked), Turn::text("done")]);
+    let agent = Agent::builder(model, tools()).max_calls_per_turn(5).build().unwrap();
+    let run = agent.run("add them all").await.unwrap();
+    let messages = tool_messages(&run.messages);
+    assert_eq!(messages.len(), 7, "one result per call");
+    let contents: Vec<&str> = messages.iter().map(|(_, c)| c.as_str()).collect();
+    assert_eq!(contents[..5], ["1", "2", "3", "4", "5"]);
+    for blocked in &contents[5..] {
+        assert_eq!(
+            *blocked,
+            "blocked: not run: this reply asked for 7 tool calls and at most 5 run per reply; ask for it again"
+        );
+    }
+    let outcomes: Vec<Outcome> = run.records.iter().map(|r| r.outcome).collect();
+    assert_eq!(outcomes, [[Outcome::Ok; 5].as_slice(), &[Outcome::Blocked; 2]].concat());
+}
+
 #[tokio::test]
 async fn malformed_arguments_are_never_dispatched_as_an_empty_object() {
     let model = ScriptedModel::new([

@@ -84,6 +84,14 @@ impl AgentBuilder {
         self
     }
 
+    /// The most tool calls run from one reply (default 64). A reply that asks for more
+    /// gets the rest blocked, each with a result saying why (and its record), rather
+    /// than a burst of thousands of calls from one reply.
+    pub fn max_calls_per_turn(mut self, n: usize) -> Self {
+        self.inner.max_calls_per_turn = n;
+        self
+    }
+
     /// Sends every tool in strict mode (OpenAI Structured Outputs; default `false`:
     /// only tools declared `strict`).
     pub fn strict(mut self, strict: bool) -> Self {

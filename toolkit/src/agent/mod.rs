@@ -41,7 +41,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tracing::Instrument;
 
 use crate::call::ToolCall;
-use crate::hook::{Hooks, Scope};
+use crate::hook::{Decision, Hook, Hooks, Scope};
 use crate::model::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelRequest, ToolChoice, Usage};
 use crate::record::{CallRecord, RecordSink};
 use crate::toolbox::Toolbox;
@@ -143,6 +143,7 @@ struct Inner {
     max_iterations: usize,
     tool_choice: ToolChoice,
     parallel_tool_calls: bool,
+    max_calls_per_turn: usize,
     strict: bool,
     hooks: Hooks,
     on_event: Option<Arc<EventFn>>,
@@ -183,6 +184,7 @@ impl Agent {
                 on_length: OnLength::Return,
                 tool_choice: ToolChoice::Auto,
                 parallel_tool_calls: true,
+                max_calls_per_turn: 64,
                 strict: false,
                 hooks: Hooks::new(),
                 on_event: None,
@@ -219,6 +221,7 @@ impl fmt::Debug for Agent {
             .field("max_iterations", &i.max_iterations)
             .field("tool_choice", &i.tool_choice)
             .field("parallel_tool_calls", &i.parallel_tool_calls)
+            .field("max_calls_per_turn", &i.max_calls_per_turn)
             .field("strict", &i.strict)
             .field("hooks", &i.hooks.names())
             .finish()
@@ -565,12 +568,16 @@ impl Inner {
             for call in &calls {
                 emit(&on_event, &AgentEvent::ToolCallStarted { call });
             }
+            // Past the turn's limit, calls are blocked (each still gets its result and
+            // its record): a reply asking for thousands must not run them all.
+            let limited = (calls.len() > self.max_calls_per_turn).then(|| self.limit_calls(&scope, &calls));
+            let scope = limited.as_ref().unwrap_or(&scope);
             let results = if self.parallel_tool_calls {
-                self.tools.call_all_in(calls, &scope).await
+                self.tools.call_all_in(calls, scope).await
             } else {
                 let mut results = Vec::with_capacity(calls.len());
                 for call in calls {
-                    results.push(self.tools.call_in(call, &scope).await);
+                    results.push(self.tools.call_in(call, scope).await);
                 }
                 results
             };
@@ -581,6 +588,33 @@ impl Inner {
             }
         }
         Err(AgentError::MaxIterations { limit: self.max_iterations, run: Box::new(run) })
+    }
+}
+
+impl Inner {
+    /// `scope` with a hook, first of all, that blocks the calls of this turn past
+    /// [`max_calls_per_turn`](crate::agent::AgentBuilder::max_calls_per_turn), saying why.
+    fn limit_calls(&self, scope: &Scope, calls: &[ToolCall]) -> Scope {
+        let (limit, asked) = (self.max_calls_per_turn, calls.len());
+        let over: std::collections::HashSet<String> = calls[limit..].iter().map(|c| c.id.clone()).collect();
+        let block = move |call: &mut crate::BeforeCall<'_>| {
+            if over.contains(call.call_id()) {
+                Decision::Block(format!(
+                    "not run: this reply asked for {asked} tool calls and at most {limit} run per reply; ask for it again"
+                ))
+            } else {
+                Decision::Continue
+            }
+        };
+        let mut limited = scope.clone();
+        // A name no hook of the scope has (hook names are unique in a list).
+        let mut name = String::from("toolkit:max_calls_per_turn");
+        while limited.hooks_mut().names().iter().any(|n| *n == name) {
+            name.push('_');
+        }
+        let added = limited.hooks_mut().add(Hook::before(name, block).priority(i32::MAX));
+        debug_assert!(added.is_ok(), "the name was free");
+        limited
     }
 }
 
