@@ -213,3 +213,26 @@ async fn a_body_that_starts_with_a_byte_order_mark_is_read() {
     let (events, _server) = stream_run(vec![raw(&body)]).await;
     assert_eq!(outcome(&events).as_ref().unwrap().text, "fine");
 }
+
+/// A refusal streamed in pieces (`delta.refusal`) reaches the run's `refusal`, as it does
+/// without streaming (before, a streamed run ended `Ok` with empty text and no refusal).
+#[tokio::test]
+async fn a_streamed_refusal_reaches_the_run() {
+    let piece = |text: &str| json!({"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"refusal": text}, "finish_reason": null}]});
+    let (events, _server) =
+        stream_run(vec![sse(&[piece("I can't "), piece("help with that."), finish("stop")], true)]).await;
+    let run = outcome(&events).as_ref().unwrap();
+    assert_eq!(run.refusal.as_deref(), Some("I can't help with that."));
+    assert_eq!(run.text, "");
+}
+
+/// The same through a model's own stream of a whole reply (the scripted model here;
+/// any model that does not stream replays its reply the same way).
+#[tokio::test]
+async fn a_refusal_of_a_model_that_does_not_stream_reaches_the_streamed_run() {
+    use toolkit::model::{AssistantMessage, ScriptedModel, Turn};
+    let model = ScriptedModel::new([Turn::message(AssistantMessage::refused("Not today."))]);
+    let agent = Agent::builder(model, toolbox![add]).build().unwrap();
+    let events: Vec<RunEvent> = agent.run_stream("Go").collect().await;
+    assert_eq!(outcome(&events).as_ref().unwrap().refusal.as_deref(), Some("Not today."));
+}

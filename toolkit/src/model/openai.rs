@@ -288,6 +288,8 @@ struct StreamDelta {
     #[serde(default)]
     content: Option<String>,
     #[serde(default)]
+    refusal: Option<String>,
+    #[serde(default)]
     tool_calls: Vec<StreamCall>,
 }
 
@@ -357,6 +359,9 @@ impl Chunks for ChatChunks {
         if let Some(delta) = choice.delta {
             if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
                 out.push_back(ModelEvent::TextDelta(text));
+            }
+            if let Some(text) = delta.refusal.filter(|t| !t.is_empty()) {
+                out.push_back(ModelEvent::RefusalDelta(text));
             }
             for call in delta.tool_calls {
                 if call.index >= MAX_STREAMED_CALLS {

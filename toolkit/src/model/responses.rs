@@ -219,6 +219,8 @@ struct WireUsage {
 struct ResponsesChunks {
     /// Output indexes of function calls, in the order they were added.
     calls: Vec<u64>,
+    /// Whether refusal deltas came (then the final response's refusal is not sent again).
+    refused: bool,
 }
 
 impl Chunks for ResponsesChunks {
@@ -249,8 +251,19 @@ impl Chunks for ResponsesChunks {
                 let fragment = event["delta"].as_str().unwrap_or_default().to_string();
                 out.push_back(ModelEvent::ToolCallDelta { index, id: None, name: None, arguments: fragment });
             }
+            "response.refusal.delta" => {
+                let text = event["delta"].as_str().unwrap_or_default();
+                if !text.is_empty() {
+                    self.refused = true;
+                    out.push_back(ModelEvent::RefusalDelta(text.to_string()));
+                }
+            }
             "response.completed" | "response.incomplete" => {
                 let reply = parse_reply(&event["response"].to_string()).map_err(|e| e.to_string())?;
+                // A refusal the deltas did not carry is in the final response.
+                if let Some(refusal) = reply.message.refusal.filter(|_| !self.refused) {
+                    out.push_back(ModelEvent::RefusalDelta(refusal));
+                }
                 out.extend(reply.message.tool_calls.into_iter().map(ModelEvent::ToolCall));
                 out.push_back(ModelEvent::Usage(reply.usage));
                 out.push_back(ModelEvent::Finished(reply.finish_reason));
@@ -397,5 +410,22 @@ mod tests {
         assert_eq!(refused.message.refusal.as_deref(), Some("No."));
         let failed = parse_reply(r#"{"status":"failed","error":{"code":"server_error","message":"boom"},"output":[]}"#);
         assert!(failed.unwrap_err().to_string().contains("boom"));
+    }
+
+    #[test]
+    fn a_streamed_refusal_comes_once_from_its_deltas_or_from_the_final_response() {
+        let completed = r#"{"type":"response.completed","response":{"status":"completed","output":[{"type":"message","content":[{"type":"refusal","refusal":"No."}]}]}}"#;
+        let refusals = |events: &[(&str, &str)]| {
+            let (mut chunks, mut out) = (ResponsesChunks::default(), VecDeque::new());
+            for (name, data) in events {
+                chunks.event(name, data, &mut out).unwrap();
+            }
+            out.into_iter()
+                .filter_map(|e| if let ModelEvent::RefusalDelta(t) = e { Some(t) } else { None })
+                .collect::<Vec<_>>()
+        };
+        let delta = r#"{"type":"response.refusal.delta","delta":"No."}"#;
+        assert_eq!(refusals(&[("response.refusal.delta", delta), ("response.completed", completed)]), ["No."]);
+        assert_eq!(refusals(&[("response.completed", completed)]), ["No."]);
     }
 }

@@ -147,6 +147,9 @@ fn pieces(reply: ModelReply) -> Vec<Result<ModelEvent, ModelError>> {
     for word in message.content.as_deref().unwrap_or_default().split_inclusive(' ') {
         events.push(Ok(ModelEvent::TextDelta(word.to_string())));
     }
+    for word in message.refusal.as_deref().unwrap_or_default().split_inclusive(' ') {
+        events.push(Ok(ModelEvent::RefusalDelta(word.to_string())));
+    }
     for (index, call) in message.tool_calls.into_iter().enumerate() {
         let mut rest = call.arguments.as_str();
         let mut first = true;

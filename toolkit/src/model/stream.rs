@@ -15,6 +15,9 @@ use crate::ToolCall;
 pub enum ModelEvent {
     /// More of the text.
     TextDelta(String),
+    /// More of a refusal: the model declining to answer (OpenAI's `refusal`), which
+    /// ends up in [`AssistantMessage::refusal`], not in the text.
+    RefusalDelta(String),
     /// A piece of a tool call as it arrives: `index` is the call's place in the reply;
     /// `id` and `name` come with its first piece, `arguments` is the next fragment of
     /// its arguments text. For showing progress; the complete call follows as
@@ -48,6 +51,9 @@ pub(crate) fn replay(reply: ModelReply) -> Vec<Result<ModelEvent, ModelError>> {
     if let Some(text) = message.content.filter(|t| !t.is_empty()) {
         events.push(Ok(ModelEvent::TextDelta(text)));
     }
+    if let Some(refusal) = message.refusal {
+        events.push(Ok(ModelEvent::RefusalDelta(refusal)));
+    }
     events.extend(message.tool_calls.into_iter().map(|call| Ok(ModelEvent::ToolCall(call))));
     events.push(Ok(ModelEvent::Usage(usage)));
     events.push(Ok(ModelEvent::Finished(finish_reason)));
@@ -67,6 +73,7 @@ pub async fn collect(mut stream: ModelStream<'_>, mut on_text: impl FnMut(&str))
                 on_text(&text);
                 message.content.get_or_insert_with(String::new).push_str(&text);
             }
+            ModelEvent::RefusalDelta(text) => message.refusal.get_or_insert_with(String::new).push_str(&text),
             ModelEvent::ToolCallDelta { .. } => {}
             ModelEvent::ToolCall(call) => message.tool_calls.push(call),
             ModelEvent::Usage(u) => usage = u,
