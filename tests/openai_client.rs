@@ -460,3 +460,19 @@ async fn token_counts_that_overflow_saturate() {
     assert_eq!(run.usage.completion_tokens, u64::MAX);
     assert_eq!(run.usage.total_tokens, u64::MAX);
 }
+
+/// A reply body larger than 64 MiB is refused without being read into memory, and only
+/// the start of a large error body is read for its message (before, both were read
+/// whole: a misconfigured base URL or a hostile server could fill the memory).
+#[tokio::test]
+async fn oversized_bodies_are_refused_or_cut_not_read_whole() {
+    let huge = Canned { status: 200, headers: vec![], body: "x".repeat(65 << 20), delay: Duration::ZERO };
+    let server = Server::start([huge]).await;
+    let error = agent(server.client().build().unwrap()).run("hi").await.unwrap_err();
+    assert!(error.to_string().contains("the reply is larger than 64 MiB"), "{error}");
+
+    let failing = Canned { status: 400, headers: vec![], body: "y".repeat(8 << 20), delay: Duration::ZERO };
+    let server = Server::start([failing]).await;
+    let error = agent(server.client().build().unwrap()).run("hi").await.unwrap_err().to_string();
+    assert!(error.len() < 2_000, "{} bytes", error.len());
+}

@@ -207,10 +207,17 @@ impl Transport {
         d
     }
 
-    /// POSTs `body` as JSON, retrying 429 and 5xx; the body of the first success.
+    /// POSTs `body` as JSON, retrying 429 and 5xx; the body of the first success (at
+    /// most [`MAX_REPLY`] bytes: a larger one is refused, not read into memory).
     pub(crate) async fn post<B: Serialize + ?Sized>(&self, body: &B) -> Result<String, ModelError> {
         let response = self.send(body).await?;
-        response.text().await.map_err(|e| self.network_error(e))
+        let (text, cut) = read_at_most(response, MAX_REPLY).await.map_err(|e| self.network_error(e))?;
+        if cut {
+            return Err(ModelError::MalformedResponse {
+                message: format!("the reply is larger than {} MiB; it was not read", MAX_REPLY >> 20),
+            });
+        }
+        Ok(text)
     }
 
     /// POSTs `body` as JSON, retrying 429 and 5xx; the first successful response, its
@@ -233,7 +240,8 @@ impl Transport {
                 return Ok(sent);
             }
             let headers = sent.headers().clone();
-            let text = sent.text().await.map_err(|e| self.network_error(e))?;
+            // Only the start of an error body is kept (its message), so only that is read.
+            let (text, _) = read_at_most(sent, MAX_ERROR_BODY).await.map_err(|e| self.network_error(e))?;
             let message = self.scrub(&provider_message(&text));
             let retryable = status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error();
             if retryable && attempt <= self.max_retries {
@@ -317,6 +325,27 @@ pub(crate) fn provider_message(text: &str) -> String {
         Err(_) if text.trim().is_empty() => "(empty response body)".into(),
         Err(_) => head(text, 200).to_string(),
     }
+}
+
+/// The largest reply body read (a model's reply is kilobytes; a misconfigured base URL
+/// or a hostile server could send gigabytes).
+const MAX_REPLY: usize = 64 << 20;
+/// How much of an error body is read for its message.
+const MAX_ERROR_BODY: usize = 64 << 10;
+
+/// The body as text, read up to `limit` bytes; `true` when it was longer (the rest is
+/// not read: the connection is dropped).
+async fn read_at_most(mut response: reqwest::Response, limit: usize) -> Result<(String, bool), reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        let room = limit - body.len();
+        if chunk.len() > room {
+            body.extend_from_slice(&chunk[..room]);
+            return Ok((String::from_utf8_lossy(&body).into_owned(), true));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((String::from_utf8_lossy(&body).into_owned(), false))
 }
 
 /// `retry-after-ms` (OpenAI) or `Retry-After` in seconds. A wait too long for a
