@@ -572,6 +572,30 @@ async fn a_retried_call_the_cache_leads_runs_again_and_ends() {
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 }
 
+/// A store with a byte budget keeps about that much: past it, the entries that expire
+/// soonest go first, entries that never expire last (the cache's own store keeps 64 MiB;
+/// before, it kept every result of every distinct call until it expired).
+#[tokio::test]
+async fn a_memory_store_with_a_byte_budget_drops_what_expires_soonest() {
+    use toolkit::hooks::store::{MemoryStore, Store};
+    let store = MemoryStore::new().with_max_bytes(10_000);
+    store.set("forever", vec![b'f'; 1_000], None).await.unwrap();
+    for i in 0..100u64 {
+        // Each later entry lives longer: k0 expires first.
+        store.set(&format!("k{i}"), vec![b'v'; 1_000], Some(Duration::from_secs(60 + i))).await.unwrap();
+    }
+    let mut kept = Vec::new();
+    for i in 0..100u64 {
+        if store.get(&format!("k{i}")).await.unwrap().is_some() {
+            kept.push(i);
+        }
+    }
+    assert!(kept.len() <= 9, "about 10 KB kept: {kept:?}");
+    assert_eq!(kept.last(), Some(&99), "the longest-living stay: {kept:?}");
+    assert!(!kept.contains(&0), "the soonest to expire went first: {kept:?}");
+    assert!(store.get("forever").await.unwrap().is_some(), "an entry that never expires goes last");
+}
+
 /// A burst of identical calls runs the tool once: the others wait for it and are
 /// answered from the cache.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -83,14 +83,20 @@ impl fmt::Debug for Cache {
     }
 }
 
+/// What the cache's own in-memory store keeps at most (see
+/// [`MemoryStore::with_max_bytes`]).
+const DEFAULT_MAX_BYTES: usize = 64 << 20;
+
 impl Cache {
-    /// Keeps results for `ttl`.
+    /// Keeps results for `ttl`, in memory (at most 64 MiB of keys and results: the
+    /// entries that expire soonest go first) unless [`store`](Cache::store) says
+    /// otherwise.
     pub fn ttl(ttl: Duration) -> Self {
         Cache {
             name: Cow::Borrowed("cache"),
             ttl,
             flight_timeout: Duration::from_secs(30),
-            store: Arc::new(MemoryStore::new()),
+            store: Arc::new(MemoryStore::new().with_max_bytes(DEFAULT_MAX_BYTES)),
         }
     }
 

@@ -211,6 +211,40 @@ impl fmt::Debug for MemoryStore {
 struct Entries {
     map: HashMap<String, Entry>,
     ops: u32,
+    /// The most bytes of keys and values to keep ([`MemoryStore::with_max_bytes`]).
+    max_bytes: Option<usize>,
+    /// Bytes of keys and values written with `set` since the store's size was last
+    /// counted (an overestimate of what it holds: removals are not subtracted).
+    written: usize,
+}
+
+impl Entries {
+    /// Counts what the store holds; past `max`, drops the entries that expire soonest
+    /// (those that never expire last) until it holds three quarters of `max`.
+    fn shrink(&mut self, max: usize, now: Instant) {
+        self.map.retain(|_, e| e.live(now));
+        let size = |key: &String, e: &Entry| {
+            key.len()
+                + match &e.data {
+                    Data::Bytes(bytes) => bytes.len(),
+                    Data::Window(hits) => hits.len() * std::mem::size_of::<SystemTime>(),
+                }
+        };
+        let mut total: usize = self.map.iter().map(|(k, e)| size(k, e)).sum();
+        if total > max {
+            let mut order: Vec<(Option<Instant>, String, usize)> =
+                self.map.iter().map(|(k, e)| (e.expires, k.clone(), size(k, e))).collect();
+            order.sort_unstable_by_key(|(expires, _, _)| (expires.is_none(), *expires));
+            for (_, key, bytes) in order {
+                if total <= max / 4 * 3 {
+                    break;
+                }
+                self.map.remove(&key);
+                total -= bytes;
+            }
+        }
+        self.written = total;
+    }
 }
 
 struct Entry {
@@ -234,9 +268,19 @@ impl Entry {
 const SWEEP_EVERY: u32 = 1024;
 
 impl MemoryStore {
-    /// An empty store.
+    /// An empty store, unbounded (expired entries still go).
     pub fn new() -> Self {
         MemoryStore::default()
+    }
+
+    /// Keeps at most about `bytes` of keys and values: when more has been written, the
+    /// entries that expire soonest (those that never expire last) are dropped until it
+    /// holds three quarters of `bytes`. [`Cache`](crate::hooks::Cache)'s own store keeps
+    /// 64 MiB. For a store of counters and windows shared with a rate limit, leave it
+    /// unbounded: dropping a window would forget its hits.
+    pub fn with_max_bytes(self, bytes: usize) -> Self {
+        self.lock().max_bytes = Some(bytes);
+        self
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
@@ -309,7 +353,8 @@ impl MemoryStore {
     }
 
     fn set_now(&self, key: &str, value: Vec<u8>, ttl: Option<Duration>, only_if_absent: bool) -> bool {
-        self.with(key, |map, at| {
+        let written = key.len() + value.len();
+        let set = self.with(key, |map, at| {
             if only_if_absent && map.contains_key(key) {
                 return false;
             }
@@ -318,7 +363,15 @@ impl MemoryStore {
                 Entry { data: Data::Bytes(value), expires: ttl.and_then(|ttl| at.checked_add(ttl)) },
             );
             true
-        })
+        });
+        let mut entries = self.lock();
+        if let Some(max) = entries.max_bytes.filter(|_| set) {
+            entries.written = entries.written.saturating_add(written);
+            if entries.written > max {
+                entries.shrink(max, Instant::now());
+            }
+        }
+        set
     }
 }
 
