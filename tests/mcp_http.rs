@@ -70,6 +70,48 @@ async fn half_sent_and_idle_connections_are_closed() {
     running.await.unwrap().unwrap();
 }
 
+/// A body that stops coming is answered 408 once the timeout passes (before, only the
+/// headers were timed: a client could hold a connection, and up to 16 MiB of buffer,
+/// for ever by sending its body a byte a minute).
+#[tokio::test]
+async fn a_body_that_stops_coming_is_answered_408() {
+    let http = bind(Arc::default()).await.with_header_timeout(Duration::from_millis(300));
+    let addr = http.local_addr();
+    let stop = http.shutdown_token();
+    let running = tokio::spawn(http.run());
+    let mut slow = TcpStream::connect(addr).await.unwrap();
+    slow.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"").await.unwrap();
+    let mut answer = vec![0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(20), slow.read(&mut answer)).await.expect("answered").unwrap();
+    let answer = String::from_utf8_lossy(&answer[..n]);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("the body did not arrive within 0.3s"), "{answer}");
+    stop.cancel();
+    running.await.unwrap().unwrap();
+}
+
+/// Past `with_max_connections`, a new connection waits until one closes; it is then
+/// served (before, every connection was taken at once, however many).
+#[tokio::test]
+async fn connections_past_the_limit_wait_for_one_to_close() {
+    let http = bind(Arc::default()).await.with_max_connections(2);
+    let url = format!("http://{}/mcp", http.local_addr());
+    let addr = http.local_addr();
+    let stop = http.shutdown_token();
+    let running = tokio::spawn(http.run());
+    let first = TcpStream::connect(addr).await.unwrap();
+    let _second = TcpStream::connect(addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let third = tokio::spawn(async move { modern_call(&reqwest::Client::new(), &url, 5).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!third.is_finished(), "two connections are open: the third waits");
+    drop(first);
+    let answer = tokio::time::timeout(Duration::from_secs(20), third).await.expect("served once one closed");
+    assert_eq!(answer.unwrap().unwrap(), "5");
+    stop.cancel();
+    running.await.unwrap().unwrap();
+}
+
 #[tokio::test]
 async fn shutdown_closes_connections_that_do_not_finish_by_the_deadline() {
     let http = bind(Arc::default())

@@ -80,6 +80,7 @@ pub struct McpHttpServer {
     shutdown: CancellationToken,
     header_timeout: Duration,
     shutdown_timeout: Duration,
+    max_connections: usize,
 }
 
 impl std::fmt::Debug for McpHttpServer {
@@ -109,6 +110,7 @@ impl McpHttpServer {
             shutdown,
             header_timeout: Duration::from_secs(10),
             shutdown_timeout: Duration::from_secs(10),
+            max_connections: 1024,
         })
     }
 
@@ -140,11 +142,18 @@ impl McpHttpServer {
     }
 
     /// How long a client may take to send a request's headers, counted from the
-    /// connection or from the previous response (default 10 s). At most a day: a longer
-    /// one (`Duration::MAX` as "no limit") is a day, since the server's clock cannot count
-    /// past its range.
+    /// connection or from the previous response, and again its body (default 10 s each).
+    /// At most a day: a longer one (`Duration::MAX` as "no limit") is a day, since the
+    /// server's clock cannot count past its range.
     pub fn with_header_timeout(mut self, timeout: Duration) -> Self {
         self.header_timeout = timeout.min(Duration::from_secs(24 * 3600));
+        self
+    }
+
+    /// How many connections are served at once (default 1,024, at least 1); past it,
+    /// new connections wait in the listen queue until one closes.
+    pub fn with_max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n.max(1);
         self
     }
 
@@ -169,7 +178,16 @@ impl McpHttpServer {
 
     /// Serves until the [`shutdown_token`](McpHttpServer::shutdown_token) is cancelled.
     pub async fn run(self) -> Result<(), McpError> {
-        let McpHttpServer { server, listener, addr, config, shutdown, header_timeout, shutdown_timeout } = self;
+        let McpHttpServer {
+            server,
+            listener,
+            addr,
+            config,
+            shutdown,
+            header_timeout,
+            shutdown_timeout,
+            max_connections,
+        } = self;
         // Every session of this HTTP server shares one connection state.
         let server = server.for_new_connection();
         // The sessions end after the calls are told the shutdown is no cancellation.
@@ -183,7 +201,7 @@ impl McpHttpServer {
         loop {
             let accepted = tokio::select! {
                 () = shutdown.cancelled() => break,
-                accepted = listener.accept() => accepted,
+                accepted = listener.accept(), if connections.len() < max_connections => accepted,
                 // Reap finished connections so the set does not grow without bound.
                 Some(_) = connections.join_next(), if !connections.is_empty() => continue,
             };
@@ -200,7 +218,7 @@ impl McpHttpServer {
             connections.spawn(async move {
                 let route = hyper::service::service_fn(move |request: Request<Incoming>| {
                     let (service, manager) = (service.clone(), Arc::clone(&manager));
-                    async move { Ok::<_, Infallible>(route(request, service, &manager).await) }
+                    async move { Ok::<_, Infallible>(route(request, service, &manager, header_timeout).await) }
                 });
                 let connection = http1::Builder::new()
                     .timer(TokioTimer::new())
@@ -238,7 +256,12 @@ impl McpHttpServer {
 
 /// One request: the path, the body (JSON, one message, checked by the gate), and
 /// `DELETE` of an unknown session, before the SDK sees it.
-async fn route<S>(request: Request<Incoming>, mut service: S, manager: &LocalSessionManager) -> Response<Body>
+async fn route<S>(
+    request: Request<Incoming>,
+    mut service: S,
+    manager: &LocalSessionManager,
+    body_timeout: Duration,
+) -> Response<Body>
 where
     S: Service<Request<Full<Bytes>>, Response = Response<Body>, Error = Infallible>,
 {
@@ -252,13 +275,17 @@ where
     {
         return plain(StatusCode::NOT_FOUND, "no such MCP session\n");
     }
-    let bytes = match Limited::new(body, MAX_BODY).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => {
+    let bytes = match tokio::time::timeout(body_timeout, Limited::new(body, MAX_BODY).collect()).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(_)) => {
             return json(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 &error(&Value::Null, -32600, "Invalid Request: the body is larger than 16 MiB"),
             );
+        }
+        Err(_) => {
+            let message = format!("Invalid Request: the body did not arrive within {}s", body_timeout.as_secs_f64());
+            return json(StatusCode::REQUEST_TIMEOUT, &error(&Value::Null, -32600, &message));
         }
     };
     if parts.method == Method::POST {
