@@ -105,6 +105,10 @@ impl Raw {
 }
 
 fn start() -> Harness {
+    start_with(|server| server)
+}
+
+fn start_with(configure: impl FnOnce(McpServer) -> McpServer) -> Harness {
     let records = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&records);
     let cancelled = Arc::new(AtomicBool::new(false));
@@ -115,7 +119,7 @@ fn start() -> Harness {
     tools.add_dynamic(stuck_tool()).unwrap();
     let (client_side, server_side) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_side);
-    let server = tokio::spawn(McpServer::new(tools).serve(server_read, server_write));
+    let server = tokio::spawn(configure(McpServer::new(tools)).serve(server_read, server_write));
     let (read, write) = tokio::io::split(client_side);
     Harness { client: Raw { write, lines: BufReader::new(read).lines() }, server, records, cancelled }
 }
@@ -272,6 +276,34 @@ async fn fragments_and_long_multi_line_messages_do_not_stall_the_session() {
     assert_eq!(h.client.recv().await["id"], 43);
     let echoed = ("echo".to_string(), Outcome::Ok);
     assert_eq!(disconnect(h).await, [echoed.clone(), echoed.clone(), echoed]);
+}
+
+/// Past `with_max_running_calls`, a call is answered at once with an error result
+/// saying so, and never reaches the toolbox; once the running ones finish, calls run
+/// again (before, a client could start any number of calls at once).
+#[tokio::test]
+async fn calls_past_the_running_limit_are_refused_at_once() {
+    let mut h = start_with(|server| server.with_max_running_calls(2));
+    h.client.send(INITIALIZE).await;
+    h.client.recv().await;
+    h.client.send(INITIALIZED).await;
+    for id in [50, 51] {
+        h.client.send(&call(id, "slow", json!({"ms": 500}))).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    h.client.send(&call(52, "echo", json!({"value": "third"}))).await;
+    let refused = h.client.recv().await;
+    assert_eq!(refused["id"], 52, "answered before the slow ones: {refused}");
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("The server is running 2 calls already"), "{text}");
+    let mut finished: Vec<Value> = vec![h.client.recv().await["id"].clone(), h.client.recv().await["id"].clone()];
+    finished.sort_by_key(|id| id.as_u64());
+    assert_eq!(finished, [json!(50), json!(51)]);
+    h.client.send(&call(53, "echo", json!({"value": "again"}))).await;
+    assert_eq!(h.client.recv().await["result"]["isError"], false);
+    let ran: Vec<String> = disconnect(h).await.into_iter().map(|(tool, _)| tool).collect();
+    assert_eq!(ran, ["slow", "slow", "echo"], "the refused call never reached the toolbox");
 }
 
 #[tokio::test]

@@ -85,6 +85,8 @@ struct Inner {
     calls: Arc<AtomicU64>,
     /// Numbers the connections, for the records of calls without an MCP session.
     connections: Arc<AtomicU64>,
+    /// The most calls one connection (stdio) or the HTTP server runs at once.
+    max_running: usize,
 }
 
 /// What one connection (a byte stream, or an HTTP server with its sessions) shares.
@@ -156,6 +158,7 @@ impl McpServer {
             list_scope: CacheScope::Public,
             calls: Arc::default(),
             connections: Arc::default(),
+            max_running: 256,
         };
         let connection = Connection::new(&inner);
         McpServer { inner: Arc::new(inner), connection }
@@ -184,6 +187,15 @@ impl McpServer {
         let inner = Arc::make_mut(&mut self.inner);
         inner.list_ttl = ttl;
         inner.list_scope = scope;
+        self
+    }
+
+    /// The most tool calls running at once (default 256, at least 1): per connection
+    /// over stdio, for the whole server over HTTP. A call past it is answered at once
+    /// with an error result saying so (it does not reach the toolbox), so a client that
+    /// sends calls faster than they finish cannot pile up work without end.
+    pub fn with_max_running_calls(mut self, n: usize) -> Self {
+        Arc::make_mut(&mut self.inner).max_running = n.max(1);
         self
     }
 
@@ -283,6 +295,13 @@ impl McpServer {
 
     async fn run_call(&self, request: CallToolRequestParams, cx: RequestContext<RoleServer>) -> CallToolResult {
         let inner = &*self.inner;
+        if self.connection.calls.len() >= inner.max_running {
+            tracing::warn!(id = %cx.id, limit = inner.max_running, "too many tool calls running; refusing one");
+            return CallToolResult::error(vec![ContentBlock::text(format!(
+                "The server is running {} calls already (its limit); try again when one has finished.",
+                inner.max_running
+            ))]);
+        }
         let structured = inner.routes.get(request.name.as_ref()).is_some_and(|r| r.structured);
         let arguments = match &request.arguments {
             Some(arguments) => serde_json::to_string(arguments).unwrap_or_default(),
