@@ -219,18 +219,19 @@ fn resolve(path: &Path) -> io::Result<PathBuf> {
 
 impl BeforeHook for PathSandbox {
     fn before<'a>(&'a self, call: &'a mut BeforeCall<'_>) -> HookStep<'a, Decision> {
-        let mut resolved = Vec::new();
+        // By path, so an array of many paths is rewritten in linear time.
+        let mut resolved = std::collections::HashMap::new();
         for (_, path) in self.fields.paths(call.arguments()) {
             match self.check(path) {
-                Ok(Some(new)) => resolved.push((path.to_owned(), new)),
+                Ok(Some(new)) => {
+                    resolved.insert(path.to_owned(), new);
+                }
                 Ok(None) => {}
                 Err(reason) => return HookStep::Ready(Ok(Decision::Block(reason))),
             }
         }
         if !resolved.is_empty() {
-            self.fields.rewrite(call.arguments_mut(), |path| {
-                resolved.iter().find(|(old, _)| old == path).map(|(_, new)| new.clone())
-            });
+            self.fields.rewrite(call.arguments_mut(), |path| resolved.get(path).cloned());
         }
         HookStep::Ready(Ok(Decision::Continue))
     }
