@@ -236,3 +236,60 @@ async fn a_refusal_of_a_model_that_does_not_stream_reaches_the_streamed_run() {
     let events: Vec<RunEvent> = agent.run_stream("Go").collect().await;
     assert_eq!(outcome(&events).as_ref().unwrap().refusal.as_deref(), Some("Not today."));
 }
+
+/// A server that streams `events`, each after `pause`, on `/v1/chat/completions`.
+async fn paced(events: Vec<String>, pause: Duration) -> String {
+    use axum::body::Body;
+    use futures_util::StreamExt as _;
+    let app = axum::Router::new().route(
+        "/v1/chat/completions",
+        axum::routing::post(move || {
+            let events = events.clone();
+            async move {
+                let body = futures_util::stream::iter(events).then(move |event| async move {
+                    tokio::time::sleep(pause).await;
+                    Ok::<_, std::convert::Infallible>(event)
+                });
+                ([("content-type", "text/event-stream")], Body::from_stream(body))
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}/v1")
+}
+
+fn paced_agent(base_url: String) -> Agent {
+    let model = OpenAiCompatible::builder()
+        .base_url(base_url)
+        .api_key("sk-test")
+        .model("m")
+        .timeout(Duration::from_millis(400))
+        .max_retries(0)
+        .build()
+        .unwrap();
+    Agent::builder(model, toolbox![add]).build().unwrap()
+}
+
+/// A stream longer than the timeout, its events coming steadily, is read to its end:
+/// for a stream the timeout is the wait for the headers, then for each event (before,
+/// it was the whole reply's, so a long answer was cut and reported as malformed).
+#[tokio::test]
+async fn a_stream_longer_than_the_timeout_is_read_to_its_end_and_a_stalled_one_times_out() {
+    let mut events: Vec<String> = (0..8).map(|i| format!("data: {}\n\n", text(&format!("w{i} ")))).collect();
+    events.push(format!("data: {}\n\ndata: [DONE]\n\n", finish("stop")));
+    // 9 events 100 ms apart: 900 ms in all, over the 400 ms timeout.
+    let steady = paced_agent(paced(events.clone(), Duration::from_millis(100)).await);
+    let events_of = |agent: Agent| async move { agent.run_stream("Go").collect::<Vec<RunEvent>>().await };
+    let run = events_of(steady).await;
+    assert_eq!(outcome(&run).as_ref().unwrap().text, "w0 w1 w2 w3 w4 w5 w6 w7 ");
+    // One wait of 1 s between two events: a timeout error naming it.
+    let stalled = paced_agent(paced(events, Duration::from_millis(1_000)).await);
+    match outcome(&events_of(stalled).await) {
+        Err(AgentError::Model { source: ModelError::Timeout { timeout, .. }, .. }) => {
+            assert_eq!(*timeout, Duration::from_millis(400));
+        }
+        other => panic!("{other:?}"),
+    }
+}

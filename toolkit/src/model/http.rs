@@ -86,7 +86,9 @@ macro_rules! builder_setters {
             self
         }
 
-        /// How long one request may take, response body included (default 60 s).
+        /// How long one request may take, response body included (default 60 s). A
+        /// streamed reply may take longer: the timeout applies until its headers, then
+        /// to each wait between two of its events.
         pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
             self.settings.timeout = Some(timeout);
             self
@@ -221,12 +223,28 @@ impl Transport {
     }
 
     /// POSTs `body` as JSON, retrying 429 and 5xx; the first successful response, its
-    /// body unread (a stream, say).
+    /// body unread. The timeout covers the whole response, body included.
     pub(crate) async fn send<B: Serialize + ?Sized>(&self, body: &B) -> Result<reqwest::Response, ModelError> {
+        self.send_as(body, false).await
+    }
+
+    /// As [`send`](Transport::send), for a stream: the timeout covers the wait for the
+    /// response's headers only (the caller times each wait between its events).
+    pub(crate) async fn send_streaming<B: Serialize + ?Sized>(
+        &self,
+        body: &B,
+    ) -> Result<reqwest::Response, ModelError> {
+        self.send_as(body, true).await
+    }
+
+    async fn send_as<B: Serialize + ?Sized>(&self, body: &B, streaming: bool) -> Result<reqwest::Response, ModelError> {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let mut request = self.http.post(&self.url).timeout(self.timeout).json(body);
+            let mut request = self.http.post(&self.url).json(body);
+            if !streaming {
+                request = request.timeout(self.timeout);
+            }
             request = match self.auth {
                 Auth::Bearer => request.bearer_auth(&self.api_key),
                 Auth::Header(name) => request.header(name, &self.api_key),
@@ -234,7 +252,10 @@ impl Transport {
             for (name, value) in &self.headers {
                 request = request.header(*name, value);
             }
-            let sent = request.send().await.map_err(|e| self.network_error(e))?;
+            let sent = match tokio::time::timeout(self.timeout, request.send()).await {
+                Ok(sent) => sent.map_err(|e| self.network_error(e))?,
+                Err(_) => return Err(self.timed_out()),
+            };
             let status = sent.status();
             if status.is_success() {
                 return Ok(sent);
@@ -278,9 +299,14 @@ impl Transport {
         }
     }
 
+    /// No response (or, in a stream, no next event) within the timeout.
+    pub(crate) fn timed_out(&self) -> ModelError {
+        ModelError::Timeout { url: self.url.clone(), timeout: self.timeout }
+    }
+
     pub(crate) fn network_error(&self, e: reqwest::Error) -> ModelError {
         if e.is_timeout() {
-            return ModelError::Timeout { url: self.url.clone(), timeout: self.timeout };
+            return self.timed_out();
         }
         // The error chain says why (refused, DNS, TLS); the URL says where.
         let mut message = e.to_string();

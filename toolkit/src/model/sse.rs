@@ -51,7 +51,7 @@ pub(crate) fn stream<C: Chunks, B: Serialize>(transport: &Transport, body: &B, c
                 return None;
             }
             let Some(events) = state.events.as_mut() else {
-                match state.transport.send(&state.body).await {
+                match state.transport.send_streaming(&state.body).await {
                     Ok(response) => {
                         let body = without_bom(response.bytes_stream().boxed()).await;
                         state.events = Some(body.eventsource().map_err(|e| e.to_string()).boxed());
@@ -63,7 +63,17 @@ pub(crate) fn stream<C: Chunks, B: Serialize>(transport: &Transport, body: &B, c
                     }
                 }
             };
-            let failure = match events.next().await {
+            // Each wait for the next event gets the request's timeout (the whole stream
+            // may take longer: a long answer is not cut).
+            let next = match tokio::time::timeout(state.transport.timeout, events.next()).await {
+                Ok(next) => next,
+                Err(_) => {
+                    state.done = true;
+                    state.out.clear();
+                    return Some((Err(state.transport.timed_out()), state));
+                }
+            };
+            let failure = match next {
                 Some(Ok(event)) => {
                     state.read += 1;
                     match state.chunks.event(&event.event, &event.data, &mut state.out) {
