@@ -293,3 +293,13 @@ async fn a_stream_longer_than_the_timeout_is_read_to_its_end_and_a_stalled_one_t
         other => panic!("{other:?}"),
     }
 }
+
+/// An event past 4 MiB is an error saying so, read in linear time (before, the parser
+/// buffered an event that never ended for as long as bytes kept coming, and read it
+/// again with each piece: this 5 MiB event took minutes in a debug build).
+#[tokio::test]
+async fn an_event_past_4_mib_is_an_error_that_says_so() {
+    let (events, _server) = stream_run(vec![raw(&format!("data: {}", "x".repeat(5 << 20)))]).await;
+    let message = stream_error(&events);
+    assert!(message.contains("an event of the stream is larger than 4 MiB"), "{message}");
+}

@@ -355,7 +355,7 @@ pub(crate) fn provider_message(text: &str) -> String {
 
 /// The largest reply body read (a model's reply is kilobytes; a misconfigured base URL
 /// or a hostile server could send gigabytes).
-const MAX_REPLY: usize = 64 << 20;
+pub(crate) const MAX_REPLY: usize = 64 << 20;
 /// How much of an error body is read for its message.
 const MAX_ERROR_BODY: usize = 64 << 10;
 

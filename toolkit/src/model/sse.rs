@@ -10,7 +10,7 @@ use futures_util::stream::BoxStream;
 use futures_util::{StreamExt, TryStreamExt};
 use serde::Serialize;
 
-use super::http::{Transport, head};
+use super::http::{MAX_REPLY, Transport, head};
 use super::{ModelError, ModelEvent, ModelStream};
 
 /// What a provider does with each event of its stream.
@@ -54,6 +54,12 @@ pub(crate) fn stream<C: Chunks, B: Serialize>(transport: &Transport, body: &B, c
                 match state.transport.send_streaming(&state.body).await {
                     Ok(response) => {
                         let body = without_bom(response.bytes_stream().boxed()).await;
+                        let mut size = Size::default();
+                        let body = body.map(move |piece| -> Result<_, String> {
+                            let piece = piece.map_err(|e| e.to_string())?;
+                            size.read(piece.as_ref())?;
+                            Ok(piece)
+                        });
                         state.events = Some(body.eventsource().map_err(|e| e.to_string()).boxed());
                         continue;
                     }
@@ -99,6 +105,45 @@ pub(crate) fn stream<C: Chunks, B: Serialize>(transport: &Transport, body: &B, c
         }
     })
     .boxed()
+}
+
+/// The largest event read: an event is a chunk of a reply, kilobytes at most. The
+/// parser reads an unfinished event again with every piece of it that arrives, so one
+/// that never ends would cost time quadratic in its length, as well as memory.
+const MAX_EVENT: usize = 4 << 20;
+
+/// How much of a stream has come: in all (at most [`MAX_REPLY`]: a stream is one reply)
+/// and since the last event ended (at most [`MAX_EVENT`]).
+#[derive(Default)]
+struct Size {
+    total: usize,
+    event: usize,
+    after_newline: bool,
+}
+
+impl Size {
+    fn read(&mut self, bytes: &[u8]) -> Result<(), String> {
+        self.total = self.total.saturating_add(bytes.len());
+        if self.total > MAX_REPLY {
+            return Err(format!("the stream is larger than {} MiB", MAX_REPLY >> 20));
+        }
+        for &byte in bytes {
+            match byte {
+                // A blank line ends an event.
+                b'\n' if self.after_newline => self.event = 0,
+                b'\n' => self.after_newline = true,
+                b'\r' => {}
+                _ => {
+                    self.after_newline = false;
+                    self.event += 1;
+                }
+            }
+        }
+        if self.event > MAX_EVENT {
+            return Err(format!("an event of the stream is larger than {} MiB", MAX_EVENT >> 20));
+        }
+        Ok(())
+    }
 }
 
 /// The UTF-8 byte-order mark.
@@ -154,6 +199,24 @@ mod tests {
         let body =
             futures_util::stream::iter(pieces.iter().map(|p| Ok::<_, std::io::Error>(p.to_vec())).collect::<Vec<_>>());
         without_bom(body).await.eventsource().map(|e| e.map(|e| e.data).map_err(|e| e.to_string())).collect().await
+    }
+
+    #[test]
+    fn an_event_is_measured_from_the_blank_line_that_ended_the_last_one() {
+        let mut size = Size::default();
+        let big = vec![b'x'; MAX_EVENT - 10];
+        // Events just under the limit, ended by a blank line ("\n\n" or "\r\n\r\n",
+        // also split between pieces).
+        for end in [&[&b"\n\n"[..]][..], &[b"\r\n\r\n"], &[b"\n", b"\n"], &[b"\r\n", b"\r", b"\n"]] {
+            size.read(&big).unwrap();
+            for piece in end {
+                size.read(piece).unwrap();
+            }
+        }
+        // A line's end is not an event's: the event goes on past the limit.
+        size.read(&big).unwrap();
+        size.read(b"\r\n").unwrap();
+        assert!(size.read(&big).unwrap_err().contains("an event of the stream is larger than 4 MiB"));
     }
 
     #[tokio::test]
