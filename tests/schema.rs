@@ -267,3 +267,33 @@ fn a_scalar_output_is_a_note_for_mcp_not_a_rejection() {
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].rule.contains("outputSchema"), "{}", notes[0]);
 }
+
+/// Import rows of anything.
+#[tool]
+fn import_rows(
+    /// The rows, as they come.
+    rows: Vec<Value>,
+) -> usize {
+    rows.len()
+}
+
+/// A list of untyped values (`Vec<serde_json::Value>`, which schemars writes with
+/// `items: true`) keeps its `items` in every export and is reported where a target
+/// cannot take an untyped value (before, the boolean `items` escaped the checks, and the
+/// strict OpenAI and Gemini exports dropped it: an array without `items`, which both
+/// refuse, while `validate` said nothing).
+#[test]
+fn a_list_of_untyped_values_keeps_its_items_and_is_reported_where_untyped_is_refused() {
+    let tools = toolbox![import_rows];
+    let spec = tools.spec("import_rows").unwrap();
+    assert_eq!(spec.input_schema["properties"]["rows"]["items"], json!({}));
+    for target in [Target::OpenAiChat, Target::OpenAiChatStrict, Target::Anthropic, Target::Gemini, Target::Mcp] {
+        let text = spec.export(target).to_string();
+        assert!(text.contains(r#""items""#), "{target:?}: {text}");
+    }
+    for target in [Target::OpenAiChatStrict, Target::Gemini] {
+        let problems = tools.validate(target).unwrap_err();
+        assert!(problems.iter().any(|p| p.path.contains("rows")), "{target:?}: {problems:?}");
+    }
+    assert_eq!(tools.validate(Target::Anthropic), Ok(()));
+}

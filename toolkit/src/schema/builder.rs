@@ -208,7 +208,18 @@ fn close_objects(schema: &mut Value, closable: bool) {
     }
 }
 
-/// Removes noise (`$schema`, `title`, non-standard formats) everywhere in a schema.
+/// A subschema written `true` (schemars' `serde_json::Value`) as `{}`, which means the
+/// same: every export and check then sees the untyped value (a boolean `items` was
+/// skipped by them, and dropped by the OpenAI strict and Gemini exports, leaving an
+/// array without `items`, which both refuse).
+fn untyped(schema: &mut Value) {
+    if *schema == Value::Bool(true) {
+        *schema = Value::Object(Map::new());
+    }
+}
+
+/// Removes noise (`$schema`, `title`, non-standard formats) everywhere in a schema, and
+/// writes `true` subschemas as `{}`.
 fn normalize(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
@@ -224,7 +235,20 @@ fn normalize(schema: &mut Value) {
                 // `title` must survive.
                 if key == "properties" || key == "$defs" || key == "patternProperties" {
                     if let Value::Object(children) = value {
-                        children.values_mut().for_each(normalize);
+                        children.values_mut().for_each(|child| {
+                            untyped(child);
+                            normalize(child);
+                        });
+                    }
+                } else if key == "items" {
+                    untyped(value);
+                    normalize(value);
+                } else if matches!(key.as_str(), "prefixItems" | "anyOf" | "oneOf" | "allOf") {
+                    if let Value::Array(members) = value {
+                        members.iter_mut().for_each(|member| {
+                            untyped(member);
+                            normalize(member);
+                        });
                     }
                 } else if key != "default" && key != "const" && key != "enum" && key != "examples" {
                     normalize(value);
