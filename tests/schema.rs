@@ -297,3 +297,25 @@ fn a_list_of_untyped_values_keeps_its_items_and_is_reported_where_untyped_is_ref
     }
     assert_eq!(tools.validate(Target::Anthropic), Ok(()));
 }
+
+/// Page through results.
+#[tool]
+fn page(
+    /// Results per page.
+    #[arg(one_of = [10, 25, 50])]
+    size: u8,
+) -> u8 {
+    size
+}
+
+/// Gemini takes `enum` on strings only (an integer enum is a 400, "enum: only allowed for
+/// STRING type"): the values a number may take go into its description (before, they
+/// went out as `{"type": "integer", "enum": ["10", ...], "format": "enum"}`).
+#[test]
+fn gemini_gets_the_values_of_a_number_in_words_not_as_an_enum() {
+    let exported = toolbox![page].spec("page").unwrap().export(Target::Gemini);
+    let size = &exported["parameters"]["properties"]["size"];
+    assert_eq!(size["type"], "integer", "{exported}");
+    assert!(size.get("enum").is_none() && size.get("format").is_none(), "{size}");
+    assert_eq!(size["description"], "Results per page. One of 10, 25, 50.");
+}

@@ -306,6 +306,20 @@ fn finish(parts: Parts) -> Map<String, Value> {
         }
     }
     let kind = out.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
+    // Gemini takes `enum` on strings only ("enum: only allowed for STRING type"): the
+    // values a number may take are written into its description instead.
+    if !kind.is_empty()
+        && kind != "string"
+        && let Some(Value::Array(values)) = out.shift_remove("enum")
+    {
+        let values: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+        let rule = format!("One of {}.", values.join(", "));
+        let description = match out.get("description").and_then(Value::as_str) {
+            Some(text) if !text.is_empty() => format!("{text} {rule}"),
+            _ => rule,
+        };
+        out.insert("description".to_string(), Value::String(description));
+    }
     let format = if out.contains_key("enum") { Some("enum".to_string()) } else { format };
     if let Some(format) = format.filter(|f| format_allowed(&kind, f)) {
         out.insert("format".to_string(), Value::String(format));
@@ -363,7 +377,7 @@ fn string_enum(variants: &[Map<String, Value>]) -> Option<Map<String, Value>> {
 fn format_allowed(kind: &str, format: &str) -> bool {
     match kind {
         "string" => matches!(format, "enum" | "date-time"),
-        "integer" => matches!(format, "int32" | "int64" | "enum"),
+        "integer" => matches!(format, "int32" | "int64"),
         "number" => matches!(format, "float" | "double"),
         _ => false,
     }
