@@ -319,3 +319,27 @@ fn gemini_gets_the_values_of_a_number_in_words_not_as_an_enum() {
     assert!(size.get("enum").is_none() && size.get("format").is_none(), "{size}");
     assert_eq!(size["description"], "Results per page. One of 10, 25, 50.");
 }
+
+/// Look up an OData collection.
+#[tool]
+fn odata(
+    /// How many to return.
+    #[arg(rename = "$top")]
+    top: u32,
+    /// Where to start.
+    skip: u32,
+) -> u32 {
+    top + skip
+}
+
+/// Anthropic refuses a whole request when one parameter name is outside
+/// `^[a-zA-Z0-9_.-]{1,64}$` (`$top`, `filter[id]`, a name of 65 characters): `validate`
+/// says so, naming the parameter (before, it said nothing).
+#[test]
+fn validate_names_the_parameters_anthropic_refuses() {
+    let problems = toolbox![odata].validate(Target::Anthropic).unwrap_err();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].path, "$top");
+    assert!(problems[0].rule.contains("^[a-zA-Z0-9_.-]{1,64}$"), "{}", problems[0]);
+    assert_eq!(toolbox![page].validate(Target::Anthropic), Ok(()));
+}

@@ -64,7 +64,8 @@ impl std::error::Error for Incompatibility {}
 /// [`Target::OpenAiChatStrict`], for the other OpenAI targets when the tool is
 /// strict): open maps, untyped values, tuples, `allOf`, conditionals, and the size
 /// limits. When the tool is strict but its schema is not, the other OpenAI targets
-/// export it without `strict` (and say so here). Gemini: parameter or tool names it
+/// export it without `strict` (and say so here). Anthropic: parameter names outside
+/// `^[a-zA-Z0-9_.-]{1,64}$`. Gemini: parameter or tool names it
 /// rejects, untyped values, `allOf` of several schemas, and the rules its chosen form
 /// drops (see [`ToolSpec::export`]: the OpenAPI subset keeps `pattern` and lengths but
 /// not `not` or conditionals; the JSON Schema form, used for recursive types, maps and
@@ -106,8 +107,25 @@ fn target_problems(spec: &ToolSpec, target: Target) -> Vec<Problem> {
             .map(|p| Problem { rule: format!("{}; the tool is exported without `strict`", p.rule), ..p })
             .collect(),
         Target::Gemini => gemini::problems(&spec.input_schema),
+        Target::Anthropic => anthropic_problems(&spec.input_schema),
         _ => Vec::new(),
     }
+}
+
+/// Anthropic refuses the whole request (400, "Property keys should match pattern") when
+/// a top-level property name does not match `^[a-zA-Z0-9_.-]{1,64}$`.
+fn anthropic_problems(schema: &Value) -> Vec<Problem> {
+    let valid = |name: &str| {
+        (1..=64).contains(&name.len())
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+    };
+    let properties = schema.get("properties").and_then(Value::as_object);
+    properties
+        .into_iter()
+        .flat_map(|p| p.keys())
+        .filter(|name| !valid(name))
+        .map(|name| Problem { path: name.clone(), rule: ANTHROPIC_PROPERTY.to_string() })
+        .collect()
 }
 
 /// What is worth knowing about `spec` on `target` but is no fault: nothing is refused
@@ -139,6 +157,8 @@ pub fn notes(spec: &ToolSpec, target: Target) -> Vec<Incompatibility> {
 
 const NAME: &str =
     "a tool name must match `^[a-zA-Z0-9_-]{1,64}$` (letters, digits, `_`, `-`; at most 64): rename the tool";
+const ANTHROPIC_PROPERTY: &str = "Anthropic takes a parameter name only when it matches `^[a-zA-Z0-9_.-]{1,64}$` \
+    (letters, digits, `_`, `.`, `-`; at most 64): rename the parameter (`#[arg(rename = \"...\")]`)";
 const GEMINI_NAME: &str = "Gemini takes a function name only when it starts with a letter or `_`: rename the tool";
 const INPUT_NOT_OBJECT: &str =
     "the input schema must have an object root (`\"type\": \"object\"`): take named parameters";
