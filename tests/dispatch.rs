@@ -574,3 +574,20 @@ async fn a_string_literal_default_and_a_cow_output_are_plain_text() {
     assert_eq!(schema["properties"]["name"]["default"], "world");
     assert!(schema.get("required").is_none(), "a defaulted parameter is optional");
 }
+
+/// Say a word back.
+#[tool]
+fn echo(
+    /// The word.
+    echo: String,
+) -> String {
+    echo
+}
+
+/// A parameter may have its tool function's name (before, the generated call read the
+/// parameter as the function: "expected function, found `String`").
+#[tokio::test]
+async fn a_parameter_named_like_its_function_is_passed_to_it() {
+    let r = toolbox![echo].call(ToolCall::new("1", "echo", r#"{"echo": "hi"}"#)).await;
+    assert_eq!(r.content, "hi");
+}

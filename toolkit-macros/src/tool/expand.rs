@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use super::args::{args_struct, default_fn_ident};
 use super::model::{OutputKind, Site, ToolModel};
-use super::param::ParamKind;
+use super::param::{Param, ParamKind};
 use super::syntax::{cfg_attrs, located_at};
 
 /// The companion items of a tool: argument struct, handle, `Tool` impl (and for a
@@ -238,6 +238,13 @@ fn convert(m: &ToolModel, kind: &OutputKind, value: TokenStream) -> TokenStream 
     }
 }
 
+/// The local a parameter's value is bound to before the call: not the parameter's own
+/// name, which could shadow the function (`fn echo(echo: String)`) or another item the
+/// call needs. Located at the parameter, so errors about it point there.
+fn local(i: usize, param: &Param) -> syn::Ident {
+    format_ident!("__toolkit_p{}", i, span = param.binding.span())
+}
+
 fn tool_impl(m: &ToolModel) -> TokenStream {
     let krate = &m.krate;
     let p = quote!(#krate::__private);
@@ -250,16 +257,17 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
     let arg_bindings: Vec<_> = m
         .params
         .iter()
-        .filter(|p| matches!(p.kind, ParamKind::Arg(_)))
-        .map(|p| {
-            let (cfg, b) = (cfg_attrs(&p.cfgs), &p.binding);
-            quote!(#cfg #b)
+        .enumerate()
+        .filter(|(_, p)| matches!(p.kind, ParamKind::Arg(_)))
+        .map(|(i, p)| {
+            let (cfg, field, b) = (cfg_attrs(&p.cfgs), &p.binding, local(i, p));
+            quote!(#cfg #field: #b)
         })
         .collect();
     let mut injections = Vec::new();
     let mut call_args = Vec::new();
-    for param in &m.params {
-        let b = &param.binding;
+    for (i, param) in m.params.iter().enumerate() {
+        let b = &local(i, param);
         let cfg = cfg_attrs(&param.cfgs);
         // Located at the parameter's type: a type that cannot be injected is reported there.
         let at = param.ty.span();
@@ -420,16 +428,17 @@ fn mapped_invoke(
     let p = quote!(#krate::__private);
     // A `#[state]` that is missing refuses the call before the function is called.
     let refusable = m.params.iter().any(|param| matches!(param.kind, ParamKind::State));
-    let injections = m.params.iter().filter(|param| matches!(param.kind, ParamKind::State)).map(|param| {
-        let (b, cfg) = (&param.binding, cfg_attrs(&param.cfgs));
-        let inject = located_at(quote!(#p::from_state(__toolkit_cx)), param.ty.span());
-        quote! {
-            #cfg let #b = match #inject {
-                #p::Ok(__toolkit_state) => __toolkit_state,
-                #p::Err(__toolkit_err) => return #p::Either::Right(#p::refused(__toolkit_err)),
-            };
-        }
-    });
+    let injections =
+        m.params.iter().enumerate().filter(|(_, param)| matches!(param.kind, ParamKind::State)).map(|(i, param)| {
+            let (b, cfg) = (local(i, param), cfg_attrs(&param.cfgs));
+            let inject = located_at(quote!(#p::from_state(__toolkit_cx)), param.ty.span());
+            quote! {
+                #cfg let #b = match #inject {
+                    #p::Ok(__toolkit_state) => __toolkit_state,
+                    #p::Err(__toolkit_err) => return #p::Either::Right(#p::refused(__toolkit_err)),
+                };
+            }
+        });
     let call = quote_spanned!(m.fn_ident.span()=> #target(#(#call_args),*));
     let conversion = convert(m, &m.output, quote!(__toolkit_ret));
     let mapped = quote!(#p::invoked(#call, move |__toolkit_ret| { #conversion }));
