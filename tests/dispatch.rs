@@ -591,3 +591,45 @@ async fn a_parameter_named_like_its_function_is_passed_to_it() {
     let r = toolbox![echo].call(ToolCall::new("1", "echo", r#"{"echo": "hi"}"#)).await;
     assert_eq!(r.content, "hi");
 }
+
+/// Check a two-factor code.
+#[tool]
+fn _2fa_verify(
+    /// The code.
+    code: String,
+) -> bool {
+    code == "123456"
+}
+
+/// Fetch a page.
+///
+///  Its text, cut to a screen.
+/// (the line above starts with two no-break spaces)
+#[tool]
+fn fetch_page() -> String {
+    "page".into()
+}
+
+struct Tally;
+
+#[toolkit::tools]
+impl Tally {
+    /// Count to three.
+    #[toolkit::tool]
+    fn count(&self) -> u32 {
+        3
+    }
+}
+
+/// Inputs that made the macro panic or misread the code (before: a name starting
+/// `_<digit>` built an argument type named `2faVerifyArgs`; a doc line starting with a
+/// no-break space was sliced inside it; `#[toolkit::tool]` in a `#[tools]` impl was not
+/// seen as `#[tool]`).
+#[tokio::test]
+async fn odd_names_doc_lines_and_the_path_spelling_of_tool_all_work() {
+    let tools = toolbox![_2fa_verify, fetch_page, Arc::new(Tally).count];
+    assert_eq!(tools.call(ToolCall::new("1", "_2fa_verify", r#"{"code": "123456"}"#)).await.content, "true");
+    let description = &tools.spec("fetch_page").unwrap().description;
+    assert!(description.contains("\u{a0}\u{a0}Its text, cut to a screen."), "{description:?}");
+    assert_eq!(tools.call(ToolCall::new("2", "count", "{}")).await.content, "3");
+}

@@ -59,8 +59,14 @@ impl Docs {
 /// blank lines, and runs of blank lines; keeps Markdown otherwise as written.
 pub fn tidy(lines: &[String]) -> String {
     let split: Vec<&str> = lines.iter().flat_map(|l| l.split('\n')).collect();
-    let indent =
-        split.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
+    // Indentation is ASCII spaces and tabs only: slicing it off can then never cut a
+    // character (a line starting with a no-break space keeps it).
+    let indent = split
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
+        .min()
+        .unwrap_or(0);
     let mut out: Vec<&str> = Vec::new();
     for line in split {
         let line = if line.trim().is_empty() { "" } else { line[indent.min(line.len())..].trim_end() };

@@ -50,7 +50,9 @@ pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut found = 0usize;
     for impl_item in item.items.iter_mut() {
         let ImplItem::Fn(method) = impl_item else { continue };
-        let Some(pos) = method.attrs.iter().position(|a| a.path().is_ident("tool")) else {
+        // `#[tool]`, or a path to it (`#[toolkit::tool]`, `#[tk::tool]` for a renamed crate).
+        let Some(pos) = method.attrs.iter().position(|a| a.path().segments.last().is_some_and(|s| s.ident == "tool"))
+        else {
             if block_ok && method.sig.receiver().is_some() {
                 unmarked.push(method.clone());
             }

@@ -132,6 +132,12 @@ pub fn parse_timeout(text: &str) -> Option<u64> {
     (ms.is_finite() && ms >= 1.0 && ms <= u64::MAX as f64).then_some(ms.round() as u64)
 }
 
+/// `name` as the start of a type name: `_` before one that would start with a digit
+/// (`_2fa_verify` camel-cased is `2faVerify`, not an identifier).
+fn type_name(name: &str) -> String {
+    if name.starts_with(|c: char| c.is_ascii_digit()) { format!("_{name}") } else { name.to_string() }
+}
+
 /// `get_weather` → `GetWeather`.
 pub fn camel(s: &str) -> String {
     s.split('_')
@@ -394,7 +400,7 @@ pub fn build(
     let keeps_raw = json && !borrows;
 
     let (args_ident, handle_ident) = match &site {
-        Site::Free => (format_ident!("{}Args", camel(&unraw(&sig.ident))), sig.ident.clone()),
+        Site::Free => (format_ident!("{}Args", type_name(&camel(&unraw(&sig.ident)))), sig.ident.clone()),
         Site::Method { owner, .. } => (
             format_ident!("{}{}Args", unraw(owner), camel(&unraw(&sig.ident))),
             format_ident!("__toolkit_{}_{}", unraw(owner), unraw(&sig.ident)),
