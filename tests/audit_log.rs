@@ -147,6 +147,29 @@ async fn a_redacted_secret_never_reaches_the_file() {
     std::fs::remove_file(path).ok();
 }
 
+/// Two keys: a long one first, then one that starts about 700 characters in.
+#[tool]
+fn two_keys() -> String {
+    format!("sk-proj-{} {} sk-live-{}", "Ab3".repeat(200), "x".repeat(90), "Zz9".repeat(20))
+}
+
+/// The result's head is the redacted start of the result, never text from beyond it
+/// (before, the head was redacted and then cut: the long key, replaced by a short label,
+/// pulled in the start of the second key, cut where the log stops reading the result and
+/// so not recognised: `sk-live-Zz9Z` reached the file).
+#[tokio::test]
+async fn the_result_head_never_pulls_in_a_secret_from_beyond_it() {
+    let path = log_path("edge");
+    let log = AuditLog::builder().redactor(Redactor::new()).to_file(&path).unwrap();
+    let tools = toolbox![two_keys].with_sink(log.clone());
+    tools.call(ToolCall::new("1", "two_keys", "{}")).await;
+    log.shutdown().unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains("sk-live") && !text.contains("Zz9"), "{text}");
+    assert_eq!(lines(&path)[0]["result_head"], "[REDACTED:api_key]");
+    std::fs::remove_file(path).ok();
+}
+
 #[tokio::test]
 async fn the_result_head_is_cut_on_a_character_boundary() {
     let path = log_path("head");

@@ -100,7 +100,10 @@ impl Format {
     fn line(&self, entry: &Entry, out: &mut Vec<u8>) -> serde_json::Result<()> {
         let mut arguments =
             serde_json::from_str(&entry.arguments).unwrap_or_else(|_| Value::String(entry.arguments.clone()));
-        let mut result_head = Cow::Borrowed(entry.head.as_str());
+        let result_head = match &self.redactor {
+            Some(redactor) => Cow::Owned(redactor.redact_head(&entry.head, self.head)),
+            None => Cow::Borrowed(head(&entry.head, self.head)),
+        };
         if let Some(redactor) = &self.redactor {
             match &mut arguments {
                 Value::String(text) => {
@@ -112,15 +115,7 @@ impl Format {
                     redactor.redact_json(value);
                 }
             }
-            result_head = match redactor.redact(&entry.head) {
-                Cow::Borrowed(_) => result_head,
-                Cow::Owned(redacted) => Cow::Owned(redacted),
-            };
         }
-        let result_head = match result_head {
-            Cow::Borrowed(text) => Cow::Borrowed(head(text, self.head)),
-            Cow::Owned(text) => Cow::Owned(head(&text, self.head).to_owned()),
-        };
         let kind = match entry.outcome {
             Outcome::Failed(kind) | Outcome::Recovered(kind) => Some(kind.as_str()),
             _ => None,

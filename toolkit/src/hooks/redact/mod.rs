@@ -236,6 +236,23 @@ impl Redactor {
         }
     }
 
+    /// The first `chars` characters of `text`, redacted as [`redact`](Redactor::redact)
+    /// would redact the whole of `text`: a secret that starts within them is replaced
+    /// whole (even where it runs past them), and nothing of the text after them is kept.
+    /// Cutting after redacting would not do: a long secret replaced by a short label
+    /// pulls in text from further on, which may hold a secret cut where `text` ends.
+    pub(crate) fn redact_head(&self, text: &str, chars: usize) -> String {
+        let cut = text.char_indices().nth(chars).map_or(text.len(), |(i, _)| i);
+        let found = json::scan(&self.engine, text).unwrap_or_else(|| {
+            let mut found = Vec::new();
+            self.engine.scan(text, 0, text.len(), false, &mut found);
+            found
+        });
+        let kept: Vec<Found<'_>> = found.into_iter().filter(|f| f.start < cut).collect();
+        let end = kept.iter().map(|f| f.end).fold(cut, usize::max);
+        apply(&text[..end], &kept, self.engine.template())
+    }
+
     /// Redacts `text` as plain text (a JSON text is scanned like any other).
     pub fn redact_text<'t>(&self, text: &'t str) -> Cow<'t, str> {
         let mut found = Vec::new();
