@@ -123,6 +123,43 @@ async fn a_time_to_live_of_duration_max_is_the_longest_redis_keeps() {
     }
 }
 
+/// A request whose call ends without an answer (cancelled, or cut by the gate's hook
+/// timeout) is withdrawn: the UI no longer lists it, and answering it says `false`
+/// (before, it stayed pending until its wait ran out, and an answer was accepted for a
+/// call that had already ended).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_whose_call_ends_unanswered_is_withdrawn() {
+    use toolkit::hooks::{Approval, ApprovalGate, RedisApprovals};
+    let redis = RedisServer::start();
+    let store = RedisStore::open(&redis.url()).unwrap().with_timeout(Duration::from_secs(1));
+    let spec = ToolSpec::new("wipe", "Wipe it.", json!({"type": "object", "properties": {}}))
+        .with_annotations(toolkit::Annotations { destructive: true, ..Default::default() });
+    let mut tools = Toolbox::new().with_hook(ApprovalGate::new(RedisApprovals::new(&store)).destructive());
+    tools.add_dynamic(FnTool::new(spec, |_| async { Ok(Output::text("wiped")) })).unwrap();
+    let tools = Arc::new(tools);
+    let ui = RedisApprovals::new(&store);
+    let call = {
+        let tools = Arc::clone(&tools);
+        tokio::spawn(async move { tools.call(ToolCall::new("1", "wipe", "{}")).await })
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let id = loop {
+        if let Some(first) = ui.pending().await.unwrap().first() {
+            break first.id.clone();
+        }
+        assert!(Instant::now() < deadline, "no request became pending");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    call.abort();
+    let _ = call.await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !ui.pending().await.unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "the request was not withdrawn");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!ui.answer(&id, Approval::Approve).await.unwrap(), "nobody is waiting for this answer");
+}
+
 /// The child of `four_processes_share_one_rate_limit`: 50 tasks calling one tool at
 /// each of three instants (`TOOLKIT_REDIS_ROUNDS`: ms since the epoch, comma-separated),
 /// printing how many calls each round let through.

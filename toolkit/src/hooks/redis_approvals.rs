@@ -166,6 +166,9 @@ impl RedisApprovals {
                     .await
             })
             .await?;
+        // Dropped before an answer or the deadline (the gate's hook timeout, a cancelled
+        // call): the request is withdrawn, so that nobody answers a call that has ended.
+        let mut pending = Withdraw { store: self.store.clone(), id: Some(id.clone()) };
         let answer_at = self.store.key(&answer_key(&id));
         loop {
             let key = answer_at.clone();
@@ -174,17 +177,33 @@ impl RedisApprovals {
                 .bounded("wait", |mut c| async move { redis::cmd("GETDEL").arg(&key).query_async(&mut c).await })
                 .await;
             if let Ok(Some(text)) = got {
+                pending.id = None;
                 return Ok(parse_answer(&text));
             }
             if deadline.is_some_and(|deadline| SystemTime::now() >= deadline) {
-                // Withdraw the request; a late answer finds it gone.
+                pending.id = None;
+                // Withdraw the request; a late answer finds it gone. If it was no longer
+                // pending, an answer came between the last look and now: it is honoured.
                 let (index, id) = (self.store.key(INDEX), id.clone());
-                let _ = self
+                let withdrawn = self
                     .store
                     .bounded("withdraw", |mut c| async move {
                         redis::cmd("ZREM").arg(&index).arg(&id).query_async::<i64>(&mut c).await
                     })
                     .await;
+                if matches!(withdrawn, Ok(0)) {
+                    let key = answer_at.clone();
+                    let last: Result<Option<String>, StoreError> = self
+                        .store
+                        .bounded(
+                            "wait",
+                            |mut c| async move { redis::cmd("GETDEL").arg(&key).query_async(&mut c).await },
+                        )
+                        .await;
+                    if let Ok(Some(text)) = last {
+                        return Ok(parse_answer(&text));
+                    }
+                }
                 return match got {
                     Err(e) => Err(e),
                     Ok(_) => Ok(Approval::Reject(format!(
@@ -195,6 +214,39 @@ impl RedisApprovals {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+}
+
+/// Withdraws a request (its index entry and its text) when dropped while it still holds
+/// its id: the asking call ended without an answer or its deadline.
+struct Withdraw {
+    store: RedisStore,
+    id: Option<String>,
+}
+
+impl Drop for Withdraw {
+    fn drop(&mut self) {
+        let (Some(id), Ok(runtime)) = (self.id.take(), tokio::runtime::Handle::try_current()) else { return };
+        let store = self.store.clone();
+        // In the background (a drop cannot wait); if it fails, the request expires.
+        runtime.spawn(async move {
+            let (index, key) = (store.key(INDEX), store.key(&request_key(&id)));
+            let _ = store
+                .bounded("withdraw", |mut c| async move {
+                    redis::pipe()
+                        .atomic()
+                        .cmd("ZREM")
+                        .arg(&index)
+                        .arg(&id)
+                        .ignore()
+                        .cmd("DEL")
+                        .arg(&key)
+                        .ignore()
+                        .query_async::<()>(&mut c)
+                        .await
+                })
+                .await;
+        });
     }
 }
 
