@@ -402,6 +402,43 @@ async fn the_breaker_opens_after_n_failures_in_a_row_and_blocks_without_running_
     assert_eq!(runs.load(Ordering::SeqCst), 3, "the paused tool did not run");
 }
 
+/// A trial that fails by timing out, after longer than the cool-down, is still the only
+/// trial while it runs (before, its slot expired with the cool-down and a second trial
+/// ran against the failing tool).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trial_slower_than_the_cool_down_is_still_the_only_trial() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let hangs = FnTool::new(
+        ToolSpec::new("fetch", "A test tool.", json!({"type": "object", "properties": {}}))
+            .with_timeout(Duration::from_secs(2)),
+        {
+            let runs = Arc::clone(&runs);
+            move |_| {
+                runs.fetch_add(1, Ordering::SeqCst);
+                async {
+                    tokio::time::sleep(Duration::from_secs(60)).await;
+                    Ok(Output::text("never"))
+                }
+            }
+        },
+    );
+    let (tools, _) = toolbox_with(hangs);
+    let tools = Arc::new(tools.with_hook(CircuitBreaker::after(1).cool_down(Duration::from_millis(200))));
+    let fetch = |id: &'static str| {
+        let tools = Arc::clone(&tools);
+        tokio::spawn(async move { tools.call(call(id, "fetch", json!({}))).await })
+    };
+    assert!(fetch("1").await.unwrap().content.contains("did not finish"), "the first call times out: open");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let trial = fetch("2");
+    // Past the cool-down, while the trial runs.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let second = fetch("3").await.unwrap();
+    assert!(second.content.contains("a trial call is in progress"), "{}", second.content);
+    assert!(trial.await.unwrap().content.contains("did not finish"));
+    assert_eq!(runs.load(Ordering::SeqCst), 2, "the first call and one trial");
+}
+
 #[tokio::test]
 async fn the_breaker_counts_failures_in_a_row_only() {
     let (runs, healthy) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));

@@ -168,7 +168,7 @@ impl Handle {
         owner(&self.0)
     }
 
-    async fn before(&self, tool: &str) -> Result<Result<Ticket, String>, HookError> {
+    async fn before(&self, tool: &str, trial_for: Duration) -> Result<Result<Ticket, String>, HookError> {
         let c = &self.0.config;
         let keys = Keys::new(&c.name, tool);
         let store = &c.store;
@@ -185,8 +185,10 @@ impl Handle {
             return Ok(Ok(Ticket { failures, probe: false }));
         }
         // Half-open: one trial call; the key expires, should the trial never report back
-        // (a later hook blocked it), so that another call can try.
-        if store.set_if_absent(&keys.probe, b"1".to_vec(), Some(c.cool_down)).await.map_err(HookError::new)? {
+        // (its process ended), so that another call can try; not before the trial could
+        // have ended (a failing tool often fails by timing out, after longer than the
+        // cool-down).
+        if store.set_if_absent(&keys.probe, b"1".to_vec(), Some(trial_for)).await.map_err(HookError::new)? {
             tracing::info!(hook = %c.name, gen_ai.tool.name = tool, "circuit half-open: letting one trial call through");
             return Ok(Ok(Ticket { failures, probe: true }));
         }
@@ -240,7 +242,9 @@ impl BeforeHook for Handle {
     fn before<'a>(&'a self, call: &'a mut BeforeCall<'_>) -> HookStep<'a, Decision> {
         HookStep::Pending(Box::pin(async move {
             let tool = call.tool();
-            match self.before(tool).await? {
+            let cool_down = self.0.config.cool_down;
+            let trial_for = call.spec().and_then(|s| s.timeout).map_or(cool_down, |timeout| timeout.max(cool_down));
+            match self.before(tool, trial_for).await? {
                 Ok(ticket) => {
                     if ticket.probe {
                         // However the trial ends without a verdict on the tool (a later
@@ -274,11 +278,12 @@ impl AfterHook for Handle {
         };
         let (tool, cached) = (out.tool(), out.is_cached());
         HookStep::Pending(Box::pin(async move {
-            match (cached, ticket.probe) {
-                // The tool did not run: nothing learned about it.
-                (true, true) => self.released(tool).await,
-                (true, false) => Ok(()),
-                (false, _) => self.succeeded(tool, ticket).await,
+            match cached {
+                // The tool did not run: nothing learned about it. A trial's slot is
+                // released by its end (`on_end`, for `cached`); releasing it here too could
+                // release the slot of a trial that took it in between.
+                true => Ok(()),
+                false => self.succeeded(tool, ticket).await,
             }
         }))
     }
