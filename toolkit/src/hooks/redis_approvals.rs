@@ -134,6 +134,14 @@ impl RedisApprovals {
         Ok(answered == 1)
     }
 
+    /// The answer at `key`, taken (read and deleted in one step), if one was given.
+    async fn take_answer(&self, key: &str) -> Result<Option<String>, StoreError> {
+        let key = key.to_owned();
+        self.store
+            .bounded("wait", |mut c| async move { redis::cmd("GETDEL").arg(&key).query_async(&mut c).await })
+            .await
+    }
+
     async fn ask(&self, request: ApprovalRequest) -> Result<Approval, StoreError> {
         let id = format!("{}-{:x}", request.call_id, unix_ms(SystemTime::now()) ^ u64::from(std::process::id()) << 40);
         // `None`: a wait longer than the clock can count, which never runs out.
@@ -171,11 +179,7 @@ impl RedisApprovals {
         let mut pending = Withdraw { store: self.store.clone(), id: Some(id.clone()) };
         let answer_at = self.store.key(&answer_key(&id));
         loop {
-            let key = answer_at.clone();
-            let got: Result<Option<String>, StoreError> = self
-                .store
-                .bounded("wait", |mut c| async move { redis::cmd("GETDEL").arg(&key).query_async(&mut c).await })
-                .await;
+            let got = self.take_answer(&answer_at).await;
             if let Ok(Some(text)) = got {
                 pending.id = None;
                 return Ok(parse_answer(&text));
@@ -191,18 +195,10 @@ impl RedisApprovals {
                         redis::cmd("ZREM").arg(&index).arg(&id).query_async::<i64>(&mut c).await
                     })
                     .await;
-                if matches!(withdrawn, Ok(0)) {
-                    let key = answer_at.clone();
-                    let last: Result<Option<String>, StoreError> = self
-                        .store
-                        .bounded(
-                            "wait",
-                            |mut c| async move { redis::cmd("GETDEL").arg(&key).query_async(&mut c).await },
-                        )
-                        .await;
-                    if let Ok(Some(text)) = last {
-                        return Ok(parse_answer(&text));
-                    }
+                if matches!(withdrawn, Ok(0))
+                    && let Ok(Some(text)) = self.take_answer(&answer_at).await
+                {
+                    return Ok(parse_answer(&text));
                 }
                 return match got {
                     Err(e) => Err(e),
