@@ -284,6 +284,12 @@ async fn a_stream_longer_than_the_timeout_is_read_to_its_end_and_a_stalled_one_t
     let events_of = |agent: Agent| async move { agent.run_stream("Go").collect::<Vec<RunEvent>>().await };
     let run = events_of(steady).await;
     assert_eq!(outcome(&run).as_ref().unwrap().text, "w0 w1 w2 w3 w4 w5 w6 w7 ");
+    // Headers, then nothing for a minute: a timeout error, after the timeout.
+    let silent = paced_agent(paced(vec!["data: {}\n\n".into()], Duration::from_secs(60)).await);
+    assert!(
+        matches!(outcome(&events_of(silent).await), Err(AgentError::Model { source: ModelError::Timeout { .. }, .. })),
+        "a silent stream times out"
+    );
     // One wait of 1 s between two events: a timeout error naming it.
     let stalled = paced_agent(paced(events, Duration::from_millis(1_000)).await);
     match outcome(&events_of(stalled).await) {

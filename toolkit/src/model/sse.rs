@@ -53,7 +53,12 @@ pub(crate) fn stream<C: Chunks, B: Serialize>(transport: &Transport, body: &B, c
             let Some(events) = state.events.as_mut() else {
                 match state.transport.send_streaming(&state.body).await {
                     Ok(response) => {
-                        let body = without_bom(response.bytes_stream().boxed()).await;
+                        // The first bytes are read here: the same timeout as each event.
+                        let start = without_bom(response.bytes_stream().boxed());
+                        let Ok(body) = tokio::time::timeout(state.transport.timeout, start).await else {
+                            state.done = true;
+                            return Some((Err(state.transport.timed_out()), state));
+                        };
                         let mut size = Size::default();
                         let body = body.map(move |piece| -> Result<_, String> {
                             let piece = piece.map_err(|e| e.to_string())?;
