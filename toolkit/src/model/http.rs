@@ -261,8 +261,12 @@ impl Transport {
                 return Ok(sent);
             }
             let headers = sent.headers().clone();
-            // Only the start of an error body is kept (its message), so only that is read.
-            let (text, _) = read_at_most(sent, MAX_ERROR_BODY).await.map_err(|e| self.network_error(e))?;
+            // Only the start of an error body is kept (its message), so only that is read,
+            // within the timeout (a stream's request has none of its own).
+            let (text, _) = match tokio::time::timeout(self.timeout, read_at_most(sent, MAX_ERROR_BODY)).await {
+                Ok(read) => read.map_err(|e| self.network_error(e))?,
+                Err(_) => return Err(self.timed_out()),
+            };
             let message = self.scrub(&provider_message(&text));
             let retryable = status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error();
             if retryable && attempt <= self.max_retries {
