@@ -5,6 +5,10 @@
 //! into the tool's struct (one `Deserialize`), call the function, encode its output and
 //! arguments. Everything else (drivers, hooks, guard, records, error messages) takes
 //! `&dyn Runnable` and is compiled once. Run-time tools ([`DynTool`]) are [`Dynamic`].
+//!
+//! `Typed`'s methods (and `parse::parse_typed`) `match` on results where `map`/`map_err`
+//! would read shorter: every closure is compiled once per tool, and these added up to
+//! about 200 lines of LLVM IR per tool (`benches/build_cost.sh`).
 
 use std::any::Any;
 use std::future::Future;

@@ -290,6 +290,12 @@ impl MemoryStore {
 
     /// Runs `f` on the live entry of `key` (expired ones are removed first).
     fn with<R>(&self, key: &str, f: impl FnOnce(&mut HashMap<String, Entry>, Instant) -> R) -> R {
+        self.with_entries(key, |entries, now| f(&mut entries.map, now))
+    }
+
+    /// Runs `f` on the entries under the lock, `key` gone if it has expired (and every
+    /// expired entry, every [`SWEEP_EVERY`] operations).
+    fn with_entries<R>(&self, key: &str, f: impl FnOnce(&mut Entries, Instant) -> R) -> R {
         let mut entries = self.lock();
         let now = Instant::now();
         entries.ops += 1;
@@ -299,7 +305,7 @@ impl MemoryStore {
         } else if entries.map.get(key).is_some_and(|e| !e.live(now)) {
             entries.map.remove(key);
         }
-        f(&mut entries.map, now)
+        f(&mut entries, now)
     }
 
     fn hit_now(&self, key: &str, window: Duration, limit: u32, now: SystemTime) -> Result<Hit, StoreError> {
@@ -353,25 +359,23 @@ impl MemoryStore {
     }
 
     fn set_now(&self, key: &str, value: Vec<u8>, ttl: Option<Duration>, only_if_absent: bool) -> bool {
-        let written = key.len() + value.len();
-        let set = self.with(key, |map, at| {
-            if only_if_absent && map.contains_key(key) {
+        self.with_entries(key, |entries, at| {
+            if only_if_absent && entries.map.contains_key(key) {
                 return false;
             }
-            map.insert(
+            let written = key.len() + value.len();
+            entries.map.insert(
                 key.to_owned(),
                 Entry { data: Data::Bytes(value), expires: ttl.and_then(|ttl| at.checked_add(ttl)) },
             );
-            true
-        });
-        let mut entries = self.lock();
-        if let Some(max) = entries.max_bytes.filter(|_| set) {
-            entries.written = entries.written.saturating_add(written);
-            if entries.written > max {
-                entries.shrink(max, Instant::now());
+            if let Some(max) = entries.max_bytes {
+                entries.written = entries.written.saturating_add(written);
+                if entries.written > max {
+                    entries.shrink(max, at);
+                }
             }
-        }
-        set
+            true
+        })
     }
 }
 

@@ -238,8 +238,6 @@ fn unreachable_error(remote: &str, error: ServiceError) -> ToolError {
     ToolError::new(ErrorKind::Unavailable, message).with_detail(format!("MCP tool `{remote}`: {error}"))
 }
 
-/// `{prefix}{name}`, with what a provider does not accept in a tool name replaced by `_`
-/// and cut to 64 characters.
 /// The most pages of `tools/list` read when connecting.
 const MAX_PAGES: usize = 100;
 /// The most tools imported from one server.
@@ -262,6 +260,8 @@ async fn within_connect_time<T>(connect: impl Future<Output = Result<T, McpError
     })
 }
 
+/// `{prefix}{name}`, with what a provider does not accept in a tool name replaced by `_`
+/// and cut to 64 characters (`tool` when nothing is left).
 fn local_name(prefix: &str, name: &str) -> String {
     let name: String = format!("{prefix}{name}")
         .chars()

@@ -212,7 +212,7 @@ impl Transport {
     /// POSTs `body` as JSON, retrying 429 and 5xx; the body of the first success (at
     /// most [`MAX_REPLY`] bytes: a larger one is refused, not read into memory).
     pub(crate) async fn post<B: Serialize + ?Sized>(&self, body: &B) -> Result<String, ModelError> {
-        let response = self.send(body).await?;
+        let response = self.send(body, Covers::Response).await?;
         let (text, cut) = read_at_most(response, MAX_REPLY).await.map_err(|e| self.network_error(e))?;
         if cut {
             return Err(ModelError::MalformedResponse {
@@ -222,27 +222,24 @@ impl Transport {
         Ok(text)
     }
 
-    /// POSTs `body` as JSON, retrying 429 and 5xx; the first successful response, its
-    /// body unread. The timeout covers the whole response, body included.
-    pub(crate) async fn send<B: Serialize + ?Sized>(&self, body: &B) -> Result<reqwest::Response, ModelError> {
-        self.send_as(body, false).await
-    }
-
-    /// As [`send`](Transport::send), for a stream: the timeout covers the wait for the
-    /// response's headers only (the caller times each wait between its events).
+    /// POSTs `body` as JSON for a stream, retrying 429 and 5xx; the first successful
+    /// response, its body unread. The timeout covers the wait for its headers only (the
+    /// caller times each wait between its events).
     pub(crate) async fn send_streaming<B: Serialize + ?Sized>(
         &self,
         body: &B,
     ) -> Result<reqwest::Response, ModelError> {
-        self.send_as(body, true).await
+        self.send(body, Covers::Headers).await
     }
 
-    async fn send_as<B: Serialize + ?Sized>(&self, body: &B, streaming: bool) -> Result<reqwest::Response, ModelError> {
+    /// POSTs `body` as JSON, retrying 429 and 5xx; the first successful response, its
+    /// body unread, the timeout covering what `covers` says.
+    async fn send<B: Serialize + ?Sized>(&self, body: &B, covers: Covers) -> Result<reqwest::Response, ModelError> {
         let mut attempt = 0;
         loop {
             attempt += 1;
             let mut request = self.http.post(&self.url).json(body);
-            if !streaming {
+            if covers == Covers::Response {
                 request = request.timeout(self.timeout);
             }
             request = match self.auth {
@@ -355,6 +352,15 @@ pub(crate) fn provider_message(text: &str) -> String {
         Err(_) if text.trim().is_empty() => "(empty response body)".into(),
         Err(_) => head(text, 200).to_string(),
     }
+}
+
+/// What a request's timeout covers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Covers {
+    /// The whole response, body included.
+    Response,
+    /// The wait for the response's headers (a stream's events are timed one by one).
+    Headers,
 }
 
 /// The largest reply body read (a model's reply is kilobytes; a misconfigured base URL
