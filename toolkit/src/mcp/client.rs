@@ -289,6 +289,18 @@ fn distinct(name: String, taken: &mut std::collections::HashSet<String>) -> Stri
 mod tests {
     use super::*;
 
+    /// A server that never answers the handshake is given up on after two minutes (on a
+    /// paused clock, which runs ahead whenever nothing else can), its process dropped.
+    #[tokio::test(start_paused = true)]
+    async fn a_server_that_never_answers_is_given_up_on_after_two_minutes() {
+        let started = tokio::time::Instant::now();
+        let mut silent = tokio::process::Command::new("sleep");
+        silent.arg("600");
+        let error = McpTools::connect_stdio(silent).await.expect_err("no handshake");
+        assert_eq!(started.elapsed(), CONNECT_TIME);
+        assert!(matches!(&error, McpError::Handshake(m) if m.contains("within 120s")), "{error}");
+    }
+
     #[test]
     fn names_are_made_acceptable_to_every_provider() {
         assert_eq!(local_name("gh_", "repos.list"), "gh_repos_list");
