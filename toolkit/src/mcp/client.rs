@@ -60,7 +60,13 @@ impl McpTools {
     /// Starts `command` as an MCP server speaking over its stdin/stdout (its stderr is
     /// inherited), and lists its tools. The handshake and the list must be done within
     /// two minutes (a first `npx` run may download the server).
-    pub async fn connect_stdio(command: tokio::process::Command) -> Result<Self, McpError> {
+    ///
+    /// The server process ends with the connection: when the `McpTools` (or a failed
+    /// connect) is dropped, it is killed, even if the runtime is shutting down.
+    pub async fn connect_stdio(mut command: tokio::process::Command) -> Result<Self, McpError> {
+        // The SDK kills the process from a task it spawns on drop; on a runtime that is
+        // ending that task never runs, and the process would outlive the program.
+        command.kill_on_drop(true);
         let transport = TokioChildProcess::new(command)?;
         within_connect_time(async { Self::listed(().serve(transport).await.map_err(handshake)?).await }).await
     }
@@ -290,15 +296,39 @@ mod tests {
     use super::*;
 
     /// A server that never answers the handshake is given up on after two minutes (on a
-    /// paused clock, which runs ahead whenever nothing else can), its process dropped.
-    #[tokio::test(start_paused = true)]
-    async fn a_server_that_never_answers_is_given_up_on_after_two_minutes() {
-        let started = tokio::time::Instant::now();
-        let mut silent = tokio::process::Command::new("sleep");
-        silent.arg("600");
-        let error = McpTools::connect_stdio(silent).await.expect_err("no handshake");
-        assert_eq!(started.elapsed(), CONNECT_TIME);
-        assert!(matches!(&error, McpError::Handshake(m) if m.contains("within 120s")), "{error}");
+    /// paused clock, which runs ahead whenever nothing else can), and its process ends
+    /// with the runtime even though the SDK's own kill (a spawned task) never ran.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_server_that_never_answers_is_given_up_on_after_two_minutes_and_killed() {
+        // A `sleep` this test can find again by its command line.
+        let marker = format!("599.{}", std::process::id());
+        let runtime =
+            tokio::runtime::Builder::new_current_thread().enable_all().start_paused(true).build().expect("a runtime");
+        runtime.block_on(async {
+            let started = tokio::time::Instant::now();
+            let mut silent = tokio::process::Command::new("sleep");
+            silent.arg(&marker);
+            let error = McpTools::connect_stdio(silent).await.expect_err("no handshake");
+            assert_eq!(started.elapsed(), CONNECT_TIME);
+            assert!(matches!(&error, McpError::Handshake(m) if m.contains("within 120s")), "{error}");
+        });
+        drop(runtime);
+        let running = || {
+            std::fs::read_dir("/proc").into_iter().flatten().flatten().find_map(|entry| {
+                let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+                String::from_utf8_lossy(&cmdline).contains(&marker).then(|| entry.file_name())
+            })
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while running().is_some() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if let Some(pid) = running() {
+            // Not left behind (it would hold the test run's output open for ten minutes).
+            let _ = std::process::Command::new("kill").arg("-9").arg(&pid).status();
+            panic!("the server process outlived its runtime");
+        }
     }
 
     #[test]
