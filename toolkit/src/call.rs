@@ -77,7 +77,7 @@ impl<'a> ToolCallRef<'a> {
 /// act on). `error` says what went wrong, for the program; its
 /// [`detail`](ToolError::detail) holds operator-only information that never reaches the
 /// model.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolResult {
     /// The id of the call this answers.
     pub call_id: String,
@@ -86,6 +86,7 @@ pub struct ToolResult {
     /// The model-visible text.
     pub content: String,
     /// `Some` when the call failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ToolError>,
 }
 

@@ -72,13 +72,16 @@ pub struct CallContext<'a> {
     spec: &'a ToolSpec,
     state: &'a State,
     keep_raw: bool,
+    run: Option<&'a str>,
+    /// The arguments as the model sent them (for the idempotency key).
+    arguments: &'a str,
 }
 
 impl<'a> CallContext<'a> {
     /// A context for one call.
     #[inline]
     pub fn new(call_id: &'a str, spec: &'a ToolSpec, state: &'a State) -> Self {
-        CallContext { call_id, spec, state, keep_raw: false }
+        CallContext { call_id, spec, state, keep_raw: false, run: None, arguments: "" }
     }
 
     /// Asks the tool to keep its typed return value in the [`Output`] (an after hook
@@ -92,6 +95,55 @@ impl<'a> CallContext<'a> {
 
     /// Whether an after hook will read the typed return value
     /// ([`Output::with_raw`]); generated code keeps it only then.
+    /// The run the call belongs to and the arguments the model sent: what its
+    /// [idempotency key](CallContext::idempotency_key) is made of.
+    #[doc(hidden)]
+    #[inline]
+    pub fn in_run(mut self, run: Option<&'a str>, arguments: &'a str) -> Self {
+        self.run = run;
+        self.arguments = arguments;
+        self
+    }
+
+    /// The call's idempotency key: the same for this call in every attempt, every process
+    /// and every replay of its run, and different for any other call. Pass it to a
+    /// downstream API that takes one (a payment's `Idempotency-Key` header, a message
+    /// id), so that an effect the [`EffectLedger`](crate::hooks::EffectLedger) cannot
+    /// vouch for (a crash between the effect and its record) is still not repeated
+    /// downstream.
+    ///
+    /// Made of the run id ([`Scope::with_run`](crate::Scope::with_run), set by agents
+    /// and kept in a paused run's state), the call id the model gave, and the digest of
+    /// the arguments as the model sent them (canonical JSON, so key order does not
+    /// matter): `tk1-` and 40 hex characters. Outside a run, the call id and the
+    /// arguments alone make it: give calls distinct ids there.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// /// Charge a card.
+    /// #[tool(destructive)]
+    /// fn charge(#[context] cx: &CallContext<'_>, cents: u64) -> String {
+    ///     format!("charged {cents} with key {}", cx.idempotency_key())
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let tools = toolbox![charge];
+    /// let a = tools.call(ToolCall::new("call_1", "charge", r#"{"cents": 500}"#)).await;
+    /// let b = tools.call(ToolCall::new("call_1", "charge", r#"{ "cents":500 }"#)).await;
+    /// assert_eq!(a.content, b.content, "the same call, the same key");
+    /// assert!(a.content.contains("tk1-"));
+    /// # }
+    /// ```
+    pub fn idempotency_key(&self) -> String {
+        crate::digest::idempotency_key(self.run, self.call_id, self.arguments)
+    }
+
+    /// The run the call belongs to, if any.
+    pub fn run(&self) -> Option<&'a str> {
+        self.run
+    }
+
     #[doc(hidden)]
     #[inline]
     pub fn keeps_raw(&self) -> bool {

@@ -44,6 +44,16 @@ pub enum ErrorKind {
     /// A hook blocked the call (a before hook's `Decision::Block`, or a hook that failed
     /// under the `block` policy). The model is told why.
     Blocked,
+    /// A before hook deferred the call ([`Decision::Defer`](crate::Decision::Defer)): it
+    /// did not run and waits for a decision. An agent run pauses on it
+    /// ([`AgentError::Paused`](crate::agent::AgentError::Paused)); elsewhere the model
+    /// reads ``deferred: {reason}``. The error's `detail` holds the arguments as the
+    /// deferring hook saw them (JSON): what a decision on the call is bound to.
+    Deferred,
+    /// The call started in an earlier attempt and never reported finishing, so it may or
+    /// may not have taken effect ([`EffectLedger`](crate::hooks::EffectLedger)): it is not
+    /// run again without a person or a `reconcile` function deciding.
+    InDoubt,
 }
 
 impl ErrorKind {
@@ -65,6 +75,8 @@ impl ErrorKind {
             ErrorKind::TimedOut => "timed_out",
             ErrorKind::Unavailable => "unavailable",
             ErrorKind::Blocked => "blocked",
+            ErrorKind::Deferred => "deferred",
+            ErrorKind::InDoubt => "in_doubt",
         }
     }
 
@@ -100,7 +112,7 @@ impl fmt::Display for ErrorKind {
 /// assert_eq!(e.to_string(), "file not found: report.md");
 /// assert_eq!(e.detail.as_deref(), Some("os error 2"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[error("{message}")]
 pub struct ToolError {
     /// What went wrong.
@@ -109,6 +121,7 @@ pub struct ToolError {
     pub message: String,
     /// Operator-only detail (source error chain, parser position, panic payload); never
     /// shown to the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
 

@@ -39,6 +39,8 @@ extern crate self as toolkit;
 pub mod agent;
 pub mod call;
 pub mod context;
+mod digest;
+pub mod durable;
 pub mod error;
 mod exec;
 pub mod hook;

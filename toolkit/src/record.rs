@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorKind;
 
@@ -17,7 +17,7 @@ use crate::error::ErrorKind;
 /// assert_eq!(Outcome::Failed(ErrorKind::TimedOut).to_string(), "failed(timed_out)");
 /// assert_eq!(Outcome::Cached.to_string(), "cached");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Outcome {
@@ -34,10 +34,18 @@ pub enum Outcome {
     /// The caller stopped waiting (its future was dropped: an MCP client cancelled, an
     /// agent run was abandoned) before the call ended; nothing reached the model.
     Cancelled,
+    /// A before hook deferred the call ([`Decision::Defer`](crate::Decision::Defer)): it
+    /// did not run and waits for a decision; an agent run pauses on it.
+    Deferred,
+    /// The call had already run in an earlier attempt of the same run (a resume, a
+    /// replay, an engine's retry): the [`EffectLedger`](crate::hooks::EffectLedger)
+    /// returned the result it recorded then, and the tool did not run again.
+    Replayed,
 }
 
 impl Outcome {
-    /// `ok`, `blocked`, `cached`, `failed`, `recovered` or `cancelled`, without the kind.
+    /// `ok`, `blocked`, `cached`, `failed`, `recovered`, `cancelled`, `deferred` or
+    /// `replayed`, without the kind.
     pub fn label(&self) -> &'static str {
         match self {
             Outcome::Ok => "ok",
@@ -46,6 +54,8 @@ impl Outcome {
             Outcome::Failed(_) => "failed",
             Outcome::Recovered(_) => "recovered",
             Outcome::Cancelled => "cancelled",
+            Outcome::Deferred => "deferred",
+            Outcome::Replayed => "replayed",
         }
     }
 }
@@ -60,7 +70,7 @@ impl fmt::Display for Outcome {
 }
 
 /// The events a hook can act on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Event {
     /// Before the tool runs.
@@ -83,7 +93,7 @@ impl Event {
 }
 
 /// What a hook did to a call, as its [`CallRecord`] tells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Effect {
@@ -100,10 +110,18 @@ pub enum Effect {
     Retried,
     /// Failed (error, panic or timeout); its policy was applied.
     Failed,
+    /// Deferred the call to a decision (`Decision::Defer`).
+    Deferred,
+    /// Deferred the call, and the decision it was resumed with answered it: approved,
+    /// approved with edited arguments, or denied (the record's `detail` says which).
+    Decided,
+    /// Answered the call with the result an earlier attempt recorded
+    /// (`Decision::Replay`).
+    Replayed,
 }
 
 /// One hook that acted on a call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HookAction {
     /// The hook's name.
     pub hook: Cow<'static, str>,
@@ -145,7 +163,7 @@ pub struct HookAction {
 /// assert_eq!(records[1].hooks[0].hook, "no_negatives");
 /// # }
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct CallRecord {
     /// The call's id (`tool_call_id`).

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::{Agent, AgentEvent, Inner, OnLength};
 use crate::hook::{DuplicateHook, Hook};
+use crate::hooks::EffectLedger;
 use crate::model::ToolChoice;
 
 /// Builds an [`Agent`].
@@ -122,8 +123,37 @@ impl AgentBuilder {
         self
     }
 
+    /// Makes the agent's runs durable over `store`: an
+    /// [`EffectLedger`](crate::hooks::EffectLedger) in it covers every `destructive`
+    /// tool and every call resumed with a decision, so each such call takes effect at
+    /// most once across attempts, resumes, replays and processes. Use a store every
+    /// process that may resume the agent's runs shares: a
+    /// [`FileStore`](crate::hooks::FileStore) on one machine, a
+    /// [`RedisStore`](crate::hooks::RedisStore) across machines.
+    ///
+    /// Without it, pausing and resuming work all the same, and calls resumed with a
+    /// decision are still run at most once, but only within this agent's process (the
+    /// ledger is in its memory).
+    pub fn durable(mut self, store: impl crate::hooks::store::Store) -> Self {
+        self.inner.store = Some(Arc::new(store));
+        self
+    }
+
     /// The agent, or what is wrong with its configuration.
     pub fn build(mut self) -> Result<Agent, AgentBuildError> {
+        match &self.inner.store {
+            Some(store) => {
+                for hook in EffectLedger::shared(Arc::clone(store)) {
+                    if let Err(e) = self.inner.hooks.add(hook) {
+                        self.problem.get_or_insert(AgentBuildError::DuplicateHook(e.to_string()));
+                    }
+                }
+            }
+            None => {
+                let ledger = EffectLedger::new(crate::hooks::MemoryStore::new()).only_named();
+                self.inner.resume_hooks = ledger.into_iter().collect();
+            }
+        }
         if self.inner.max_iterations == 0 {
             self.problem.get_or_insert(AgentBuildError::NoIterations);
         }

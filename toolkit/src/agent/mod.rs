@@ -30,6 +30,7 @@
 //! # }
 //! ```
 
+use std::collections::HashMap;
 use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -40,8 +41,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use tracing::Instrument;
 
-use crate::call::ToolCall;
-use crate::hook::{Decision, Hook, Hooks, Scope};
+use crate::call::{ToolCall, ToolResult};
+use crate::durable::{CallDecision, PendingCall, Progress, RunState, TurnCall};
+use crate::error::ErrorKind;
+use crate::hook::{Decided, Decision, Hook, Hooks, Scope};
 use crate::model::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelRequest, ToolChoice, Usage};
 use crate::record::{CallRecord, RecordSink};
 use crate::toolbox::Toolbox;
@@ -149,6 +152,11 @@ struct Inner {
     on_event: Option<Arc<EventFn>>,
     on_length: OnLength,
     answer_retries: usize,
+    /// Where durable runs keep their effect ledger ([`AgentBuilder::durable`]).
+    store: Option<Arc<dyn crate::hooks::store::Store>>,
+    /// The hooks a resumed turn adds when the agent is not durable: a ledger in memory
+    /// for the calls resumed with a decision.
+    resume_hooks: Vec<Hook>,
 }
 
 /// What a run does with an answer cut by the token limit (`finish_reason: length`).
@@ -189,6 +197,8 @@ impl Agent {
                 hooks: Hooks::new(),
                 on_event: None,
                 answer_retries: 2,
+                store: None,
+                resume_hooks: Vec::new(),
             },
             problem: None,
         }
@@ -198,6 +208,29 @@ impl Agent {
     /// optionally setting a session id, a task label or earlier history on it.
     pub fn run(&self, input: impl Into<String>) -> RunRequest<'_> {
         RunRequest { agent: self, input: input.into(), session: None, task: None, parent: None, history: Vec::new() }
+    }
+
+    /// Continues a paused run ([`AgentError::Paused`]) with a decision per pending call,
+    /// in this process or any other; await the returned request.
+    ///
+    /// The calls of the paused turn that finished keep their results; each pending call
+    /// runs again through every hook, and where a hook defers it, its decision answers
+    /// the deferral: approved (the call goes on), approved with edited arguments (they
+    /// replace the arguments, and the hooks after it see them), or denied (the model reads
+    /// ``blocked: the user rejected this call: {message}``). A pending call with no
+    /// decision stays pending: the run pauses again. The run then goes on as it would
+    /// have, and may pause again.
+    ///
+    /// Each decision is bound to the call id and the digest of the arguments shown
+    /// ([`PendingCall::digest`](crate::durable::PendingCall::digest)): a decision for
+    /// another call or other arguments is refused ([`AgentError::Resume`]) before
+    /// anything runs. A call a decision lets run goes through the agent's
+    /// [`EffectLedger`](crate::hooks::EffectLedger): resuming the same state twice, from
+    /// two processes at once, or after a crash never runs it twice; the second attempt
+    /// gets the recorded result (outcome `replayed`) or is told the call is in doubt.
+    /// Across processes this needs [`AgentBuilder::durable`] with a shared store.
+    pub fn resume(&self, state: RunState, decisions: impl IntoIterator<Item = CallDecision>) -> ResumeRequest<'_> {
+        ResumeRequest { agent: self, state: Box::new(state), decisions: decisions.into_iter().collect() }
     }
 
     /// The agent's name (its `agent` label for hooks and records).
@@ -289,7 +322,8 @@ impl<'a> RunRequest<'a> {
             gen_ai.request.model = self.agent.inner.model.name(),
         );
         let labels = Labels { session: self.session, task: self.task, parent: self.parent };
-        Box::pin(self.agent.inner.drive(self.input, labels, self.history, answer, watcher).instrument(span))
+        let start = Start::Fresh { input: self.input, history: self.history };
+        Box::pin(self.agent.inner.drive(start, labels, answer, watcher).instrument(span))
     }
 }
 
@@ -300,6 +334,72 @@ impl<'a> IntoFuture for RunRequest<'a> {
     fn into_future(self) -> Self::IntoFuture {
         self.drive(None, None)
     }
+}
+
+/// A paused run being resumed ([`Agent::resume`]), ready to be awaited.
+#[must_use = "a run does nothing until awaited"]
+pub struct ResumeRequest<'a> {
+    agent: &'a Agent,
+    state: Box<RunState>,
+    decisions: Vec<CallDecision>,
+}
+
+impl<'a> IntoFuture for ResumeRequest<'a> {
+    type Output = Result<AgentRun, AgentError>;
+    type IntoFuture = Pin<Box<dyn Future<Output = Self::Output> + Send + 'a>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        let inner = &self.agent.inner;
+        let span = tracing::info_span!(
+            "invoke_agent",
+            gen_ai.operation.name = "invoke_agent",
+            gen_ai.agent.name = inner.name.as_deref(),
+            gen_ai.request.model = inner.model.name(),
+            toolkit.run.id = self.state.run_id(),
+            toolkit.run.resumed = true,
+        );
+        let labels = Labels { session: None, task: None, parent: None };
+        Box::pin(
+            async move {
+                let decisions = match inner.check_resume(&self.state, self.decisions) {
+                    Ok(decisions) => decisions,
+                    Err(error) => return Err(AgentError::Resume { error, run: Box::new(AgentRun::of(*self.state)) }),
+                };
+                inner.drive(Start::Resume { state: self.state, decisions }, labels, None, None).await
+            }
+            .instrument(span),
+        )
+    }
+}
+
+/// Why a paused run was not resumed ([`AgentError::Resume`]): nothing ran.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ResumeError {
+    /// The state belongs to an agent of another name.
+    #[error("this run belongs to agent {found:?}; it was resumed by agent {expected:?}")]
+    OtherAgent {
+        /// The resuming agent's name.
+        expected: Option<String>,
+        /// The state's.
+        found: Option<String>,
+    },
+    /// A decision names a call that is not pending in this state.
+    #[error("a decision names call `{0}`, which is not pending in this run")]
+    UnknownCall(String),
+    /// Two decisions name one call.
+    #[error("two decisions name call `{0}`")]
+    DuplicateDecision(String),
+    /// A decision was made for other arguments than the pending call's (the state or
+    /// the decision was changed after the decision was made).
+    #[error(
+        "the decision on call `{call_id}` was made for other arguments than the call has now; nothing was run: \
+         decide again on what the call holds"
+    )]
+    ArgumentsChanged {
+        /// The call.
+        call_id: String,
+    },
 }
 
 /// What a run produced.
@@ -358,6 +458,24 @@ pub enum AgentError {
         /// The run so far; its `text` is the last answer.
         run: Box<AgentRun>,
     },
+    /// A hook deferred a call ([`Decision::Defer`]): the run paused after finishing the
+    /// turn's other calls. Keep `state` (a [`RunStore`](crate::durable::RunStore), or its
+    /// JSON anywhere) and continue it with [`Agent::resume`].
+    #[error("the run paused: {} call(s) wait for a decision", state.pending().len())]
+    Paused {
+        /// Everything needed to continue the run, the pending calls among it.
+        state: Box<RunState>,
+        /// The run so far.
+        run: Box<AgentRun>,
+    },
+    /// [`Agent::resume`] refused the state or the decisions; nothing ran.
+    #[error("the run was not resumed: {error}")]
+    Resume {
+        /// Why.
+        error: ResumeError,
+        /// The run as the state holds it.
+        run: Box<AgentRun>,
+    },
     /// The model request failed.
     #[error("turn {iteration}: {source}")]
     Model {
@@ -377,7 +495,9 @@ impl AgentError {
             AgentError::MaxIterations { run, .. }
             | AgentError::Cut { run }
             | AgentError::Model { run, .. }
-            | AgentError::BadAnswer { run, .. } => run,
+            | AgentError::BadAnswer { run, .. }
+            | AgentError::Paused { run, .. }
+            | AgentError::Resume { run, .. } => run,
         }
     }
 
@@ -387,7 +507,17 @@ impl AgentError {
             AgentError::MaxIterations { run, .. }
             | AgentError::Cut { run }
             | AgentError::Model { run, .. }
-            | AgentError::BadAnswer { run, .. } => *run,
+            | AgentError::BadAnswer { run, .. }
+            | AgentError::Paused { run, .. }
+            | AgentError::Resume { run, .. } => *run,
+        }
+    }
+
+    /// The paused run's state, when the run paused.
+    pub fn into_paused(self) -> Option<RunState> {
+        match self {
+            AgentError::Paused { state, .. } => Some(*state),
+            _ => None,
         }
     }
 }
@@ -424,9 +554,14 @@ fn emit(on_event: &Option<Arc<EventFn>>, event: &AgentEvent<'_>) {
 }
 
 fn new_session_id() -> Arc<str> {
+    new_id("session")
+}
+
+/// A new id, unique among processes (time, process id, a counter): for sessions and runs.
+fn new_id(kind: &str) -> Arc<str> {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
-    Arc::from(format!("session-{nanos:x}-{}", NEXT.fetch_add(1, Ordering::Relaxed)))
+    Arc::from(format!("{kind}-{nanos:x}-{:x}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)))
 }
 
 /// The labels a run's calls carry.
@@ -436,12 +571,42 @@ struct Labels {
     parent: Option<Arc<str>>,
 }
 
+/// How a run begins: from a user message, or from a paused run's state.
+enum Start {
+    Fresh { input: String, history: Vec<Message> },
+    Resume { state: Box<RunState>, decisions: HashMap<String, Decided> },
+}
+
+impl AgentRun {
+    /// The run a paused state holds.
+    fn of(state: RunState) -> AgentRun {
+        AgentRun {
+            text: String::new(),
+            messages: state.messages,
+            records: state.records,
+            usage: state.usage,
+            iterations: state.iterations,
+            session: Arc::from(state.session),
+            finish_reason: Some(FinishReason::ToolCalls),
+            refusal: None,
+        }
+    }
+}
+
+/// What a run carries from turn to turn besides its [`AgentRun`]: what a paused state
+/// needs to continue it.
+struct Course {
+    run_id: Arc<str>,
+    task: Option<Arc<str>>,
+    parent: Option<Arc<str>>,
+    progress: Progress,
+}
+
 impl Inner {
     async fn drive(
         &self,
-        input: String,
+        start: Start,
         labels: Labels,
-        history: Vec<Message>,
         answer: Option<typed::Answer>,
         watcher: Option<Arc<EventFn>>,
     ) -> Result<AgentRun, AgentError> {
@@ -455,44 +620,82 @@ impl Inner {
             })),
             (a, b) => a.or(b),
         };
-        let Labels { session, task, parent } = labels;
-        let session = session.unwrap_or_else(new_session_id);
+        let (mut run, mut course, paused_turn) = match start {
+            Start::Fresh { input, history } => {
+                let Labels { session, task, parent } = labels;
+                let mut messages = history;
+                if let Some(prompt) = &self.system_prompt
+                    && !matches!(messages.first(), Some(Message::System { .. }))
+                {
+                    messages.insert(0, Message::system(prompt.clone()));
+                }
+                messages.push(Message::user(input));
+                let run = AgentRun {
+                    text: String::new(),
+                    messages,
+                    records: Vec::new(),
+                    usage: Usage::default(),
+                    iterations: 0,
+                    session: session.unwrap_or_else(new_session_id),
+                    finish_reason: None,
+                    refusal: None,
+                };
+                (run, Course { run_id: new_id("run"), task, parent, progress: Progress::default() }, None)
+            }
+            Start::Resume { state, decisions } => {
+                let mut state = *state;
+                let course = Course {
+                    run_id: Arc::from(std::mem::take(&mut state.run_id)),
+                    task: state.task.take().map(Arc::from),
+                    parent: state.parent.take().map(Arc::from),
+                    progress: state.progress,
+                };
+                let turn = std::mem::take(&mut state.turn);
+                (AgentRun::of(state), course, Some((turn, decisions)))
+            }
+        };
         let sink = RunSink { records: Arc::default(), on_event: on_event.clone() };
-        let mut scope =
-            Scope::new().with_session(Arc::clone(&session)).with_hooks(self.hooks.clone()).with_sink(sink.clone());
+        let mut scope = Scope::new()
+            .with_session(Arc::clone(&run.session))
+            .with_run(Arc::clone(&course.run_id))
+            .with_hooks(self.hooks.clone())
+            .with_sink(sink.clone());
         if let Some(name) = &self.name {
             scope = scope.with_agent(Arc::clone(name));
         }
-        if let Some(task) = task {
-            scope = scope.with_task(task);
+        if let Some(task) = &course.task {
+            scope = scope.with_task(Arc::clone(task));
         }
-        if let Some(parent) = parent {
-            scope = scope.with_parent(parent);
+        if let Some(parent) = &course.parent {
+            scope = scope.with_parent(Arc::clone(parent));
         }
 
-        let mut messages = history;
-        if let Some(prompt) = &self.system_prompt
-            && !matches!(messages.first(), Some(Message::System { .. }))
-        {
-            messages.insert(0, Message::system(prompt.clone()));
+        // A resumed run first finishes the turn it paused in: its pending calls, each
+        // with its decision, and the ledger that makes them run at most once.
+        if let Some((turn, decisions)) = paused_turn {
+            let mut resumed = scope.clone().with_decisions(decisions);
+            for hook in &self.resume_hooks {
+                // The names are the ledger's own; an agent hook of the same name is the
+                // user's ledger, which then does the job.
+                let _ = resumed.hooks_mut().add(hook.clone());
+            }
+            let calls: Vec<ToolCall> = turn.iter().map(|t| t.call.clone()).collect();
+            let waiting: Vec<ToolCall> = turn.iter().filter(|t| t.result.is_none()).map(|t| t.call.clone()).collect();
+            let mut ran = self.run_calls(waiting, &resumed).await.into_iter();
+            let results: Vec<ToolResult> = turn
+                .into_iter()
+                .map(|t| match t.result {
+                    Some(result) => result,
+                    // One result per call run, in order (`call_all` promises it).
+                    None => ran.next().unwrap_or_else(|| ToolResult::failed(t.call.id, t.call.name, lost())),
+                })
+                .collect();
+            self.settle(&mut run, &course, &sink, calls, results)?;
         }
-        messages.push(Message::user(input));
 
         let specs = self.tools.specs();
-        let mut run = AgentRun {
-            text: String::new(),
-            messages,
-            records: Vec::new(),
-            usage: Usage::default(),
-            iterations: 0,
-            session,
-            finish_reason: None,
-            refusal: None,
-        };
-        let mut choice = &self.tool_choice;
-        let mut continuations = 0;
-        let mut corrections = 0;
-        for iteration in 1..=self.max_iterations {
+        let mut choice = if course.progress.choice_spent { &ToolChoice::Auto } else { &self.tool_choice };
+        for iteration in run.iterations + 1..=self.max_iterations {
             run.iterations = iteration;
             emit(&on_event, &AgentEvent::TurnStarted { iteration });
             let request = ModelRequest {
@@ -536,8 +739,8 @@ impl Inner {
                 if cut {
                     match self.on_length {
                         OnLength::Fail => return Err(AgentError::Cut { run: Box::new(run) }),
-                        OnLength::Continue(max) if continuations < max => {
-                            continuations += 1;
+                        OnLength::Continue(max) if course.progress.continuations < max => {
+                            course.progress.continuations += 1;
                             run.messages.push(Message::user(
                                 "Your answer was cut by the length limit. Continue exactly where it stopped, without repeating anything.",
                             ));
@@ -549,15 +752,16 @@ impl Inner {
                 if let Some(answer) = &answer
                     && let Err(problem) = answer.check(&run.text)
                 {
-                    if corrections < self.answer_retries {
-                        corrections += 1;
+                    if course.progress.corrections < self.answer_retries {
+                        course.progress.corrections += 1;
                         run.messages.push(Message::user(format!(
                             "Your answer does not fit the required JSON schema: {problem}. Reply again with only the JSON value."
                         )));
                         run.text.clear();
                         continue;
                     }
-                    return Err(AgentError::BadAnswer { attempts: corrections + 1, problem, run: Box::new(run) });
+                    let attempts = course.progress.corrections + 1;
+                    return Err(AgentError::BadAnswer { attempts, problem, run: Box::new(run) });
                 }
                 emit(&on_event, &AgentEvent::FinalAnswer { text: &run.text });
                 return Ok(run);
@@ -568,27 +772,122 @@ impl Inner {
             for call in &calls {
                 emit(&on_event, &AgentEvent::ToolCallStarted { call });
             }
+            if choice.forces_a_call() {
+                choice = &ToolChoice::Auto;
+                course.progress.choice_spent = true;
+            }
             // Past the turn's limit, calls are blocked (each still gets its result and
             // its record): a reply asking for thousands must not run them all.
             let limited = (calls.len() > self.max_calls_per_turn).then(|| self.limit_calls(&scope, &calls));
-            let scope = limited.as_ref().unwrap_or(&scope);
-            let results = if self.parallel_tool_calls {
-                self.tools.call_all_in(calls, scope).await
-            } else {
-                let mut results = Vec::with_capacity(calls.len());
-                for call in calls {
-                    results.push(self.tools.call_in(call, scope).await);
-                }
-                results
-            };
-            run.messages.extend(results.iter().map(Message::tool));
-            take_records(&sink, &results, &mut run.records);
-            if choice.forces_a_call() {
-                choice = &ToolChoice::Auto;
-            }
+            let results = self.run_calls(calls.clone(), limited.as_ref().unwrap_or(&scope)).await;
+            self.settle(&mut run, &course, &sink, calls, results)?;
         }
         Err(AgentError::MaxIterations { limit: self.max_iterations, run: Box::new(run) })
     }
+
+    /// Executes one turn's calls: together when parallel calls are on, else one by one.
+    async fn run_calls(&self, calls: Vec<ToolCall>, scope: &Scope) -> Vec<ToolResult> {
+        if self.parallel_tool_calls {
+            return self.tools.call_all_in(calls, scope).await;
+        }
+        let mut results = Vec::with_capacity(calls.len());
+        for call in calls {
+            results.push(self.tools.call_in(call, scope).await);
+        }
+        results
+    }
+
+    /// A turn's calls have ended: their records join the run's, and their results the
+    /// conversation; or, when a hook deferred one of them, the run pauses with the turn
+    /// as it stands.
+    fn settle(
+        &self,
+        run: &mut AgentRun,
+        course: &Course,
+        sink: &RunSink,
+        calls: Vec<ToolCall>,
+        results: Vec<ToolResult>,
+    ) -> Result<(), AgentError> {
+        take_records(sink, &results, &mut run.records);
+        if !results.iter().any(|r| r.kind() == Some(ErrorKind::Deferred)) {
+            run.messages.extend(results.iter().map(Message::tool));
+            return Ok(());
+        }
+        let mut pending = Vec::new();
+        let mut turn = Vec::with_capacity(calls.len());
+        for (call, result) in calls.into_iter().zip(results) {
+            if result.kind() != Some(ErrorKind::Deferred) {
+                turn.push(TurnCall { call, result: Some(result) });
+                continue;
+            }
+            let error = result.error.as_ref();
+            let shown = error.and_then(|e| e.detail.clone()).unwrap_or_else(|| call.arguments.clone());
+            let reason = result.content.strip_prefix("deferred: ").unwrap_or(&result.content).to_owned();
+            pending.push(PendingCall {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                digest: crate::digest::text_digest(&shown),
+                arguments: shown,
+                reason,
+            });
+            turn.push(TurnCall { call, result: None });
+        }
+        let labels = [
+            Some(run.session.to_string()),
+            course.task.as_deref().map(str::to_owned),
+            course.parent.as_deref().map(str::to_owned),
+        ];
+        let state = RunState::new(
+            course.run_id.to_string(),
+            self.name.as_deref().map(str::to_owned),
+            labels,
+            run.messages.clone(),
+            turn,
+            pending,
+            run.records.clone(),
+            (run.iterations, run.usage, course.progress),
+        );
+        tracing::info!(run_id = %course.run_id, pending = state.pending().len(), "the run paused: calls wait for a decision");
+        Err(AgentError::Paused { state: Box::new(state), run: Box::new(run.clone()) })
+    }
+
+    /// The decisions of a resume, checked against the state before anything runs.
+    fn check_resume(
+        &self,
+        state: &RunState,
+        decisions: Vec<CallDecision>,
+    ) -> Result<HashMap<String, Decided>, ResumeError> {
+        if state.agent() != self.name.as_deref() {
+            return Err(ResumeError::OtherAgent {
+                expected: self.name.as_deref().map(str::to_owned),
+                found: state.agent().map(str::to_owned),
+            });
+        }
+        let mut checked = HashMap::with_capacity(decisions.len());
+        for decision in decisions {
+            let Some(pending) = state.pending().iter().find(|p| p.call_id() == decision.call_id) else {
+                return Err(ResumeError::UnknownCall(decision.call_id));
+            };
+            // The digest the decision carries, the one the state carries, and the one of
+            // the arguments the state shows must all agree.
+            if decision.digest != pending.digest()
+                || crate::digest::text_digest(pending.arguments()) != pending.digest()
+            {
+                return Err(ResumeError::ArgumentsChanged { call_id: decision.call_id });
+            }
+            let CallDecision { call_id, digest, approval } = decision;
+            if checked.insert(call_id.clone(), Decided { digest, approval }).is_some() {
+                return Err(ResumeError::DuplicateDecision(call_id));
+            }
+        }
+        Ok(checked)
+    }
+}
+
+/// A pending call the resumed turn lost (never: `call_all` answers every call).
+#[cold]
+fn lost() -> crate::ToolError {
+    crate::ToolError::new(ErrorKind::Unavailable, "this call was not run; ask for it again")
 }
 
 impl Inner {

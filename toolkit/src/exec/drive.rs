@@ -69,6 +69,9 @@ fn drive_now(target: Target<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: &H
                 match run.before_now(slot, &mut attempt) {
                     Before::Block(reason, detail) => Produced::Blocked(reason, detail),
                     Before::Return(output) => Produced::Output(output, true),
+                    Before::Defer(reason, shown) => Produced::Deferred(reason, shown),
+                    Before::Replay(output) => Produced::Replayed(output),
+                    Before::Fail(error) => Produced::Failed(error),
                     Before::Continue => match (run.ready_to_run(slot, &mut attempt), tool) {
                         (Ok(clock), Some((tool, spec))) => {
                             let ran = run.tool_now(tool, spec, slot);
@@ -107,6 +110,9 @@ async fn drive(target: Target<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: 
                 match run.before(slot, &mut attempt).await {
                     Before::Block(reason, detail) => Produced::Blocked(reason, detail),
                     Before::Return(output) => Produced::Output(output, true),
+                    Before::Defer(reason, shown) => Produced::Deferred(reason, shown),
+                    Before::Replay(output) => Produced::Replayed(output),
+                    Before::Fail(error) => Produced::Failed(error),
                     Before::Continue => match (run.ready_to_run(slot, &mut attempt), tool) {
                         (Ok(clock), Some((tool, spec))) => {
                             let ran = run.tool(tool, spec, slot).await;

@@ -49,6 +49,8 @@ use runnable::Plain;
 pub(crate) struct Env<'a> {
     pub(crate) limits: &'a Limits,
     pub(crate) state: &'a State,
+    /// The run the call belongs to (its scope's), for its idempotency key.
+    pub(crate) run: Option<&'a str>,
     /// The hooks this call may meet (`None`: there are none anywhere).
     pub(crate) hooks: Option<HookEnv<'a>>,
 }
@@ -98,7 +100,7 @@ pub(crate) fn start<'a>(
     }
     // Parsing, validation, building the spec and a sync tool all run here: a panic in
     // any of them is the call's error, never the caller's.
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.start(call, env.state, env.limits))) {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.start(call, env.state, env.run, env.limits))) {
         Ok(Plain::Done(outcome)) => Started::Done(outcome),
         Ok(Plain::Running(running, spec)) => Started::Running(running, spec),
         Err(payload) => Started::Done(Err(panicked(call.name, payload.as_ref()))),

@@ -14,8 +14,8 @@ use crate::call::{Output, ToolCallRef};
 use crate::context::CallContext;
 use crate::error::{ErrorKind, ToolError};
 use crate::hook::{
-    AfterCall, ArgsSlot, BeforeCall, CallEnds, CallInfo, Decision, ErrorCall, Extensions, Hook, HookError, OnFailure,
-    Recovery, Scope,
+    AfterCall, Approval, ArgsSlot, BeforeCall, CallEnds, CallInfo, Decision, ErrorCall, Extensions, Hook, HookError,
+    OnFailure, Recovery, Scope,
 };
 use crate::limits::Limits;
 use crate::record::{Effect, Event, HookAction, Outcome};
@@ -51,6 +51,12 @@ pub(super) enum Before {
     Continue,
     Block(String, Option<String>),
     Return(Output),
+    /// Deferred to a decision: the reason, and the arguments as the deferring hook saw
+    /// them (JSON).
+    Defer(String, String),
+    /// The result an earlier attempt recorded.
+    Replay(Output),
+    Fail(ToolError),
 }
 
 /// What one attempt produced, before after or error hooks.
@@ -59,6 +65,10 @@ pub(super) enum Produced {
     Output(Output, bool),
     Failed(ToolError),
     Blocked(String, Option<String>),
+    /// Deferred to a decision (the reason, the arguments shown): no hook runs after it.
+    Deferred(String, String),
+    /// An earlier attempt's recorded result: final, no hook runs after it.
+    Replayed(Output),
 }
 
 /// What after or error hooks said about an attempt.
@@ -85,6 +95,8 @@ pub(super) enum Next {
 #[derive(Default)]
 pub(super) struct Attempt {
     touched: bool,
+    /// The call's decision answered a deferral in this attempt (it answers one).
+    decided: bool,
     rewritten_arguments: Option<String>,
     tool_duration: Option<Duration>,
 }
@@ -104,8 +116,10 @@ impl HooksSaid {
     /// What no hook said: the output as it is, the failure passed on.
     pub(super) fn nothing(produced: &Produced) -> Self {
         match produced {
-            Produced::Output(..) => HooksSaid::After(Ok(None)),
-            Produced::Failed(_) | Produced::Blocked(..) => HooksSaid::Error(Handled::Propagate),
+            Produced::Output(..) | Produced::Replayed(_) => HooksSaid::After(Ok(None)),
+            Produced::Failed(_) | Produced::Blocked(..) | Produced::Deferred(..) => {
+                HooksSaid::Error(Handled::Propagate)
+            }
         }
     }
 }
@@ -135,6 +149,8 @@ impl<'c> Run<'c> {
                 session: hooked.scope.session.as_deref(),
                 state: env.state,
                 attempt: 1,
+                run: hooked.scope.run.as_deref(),
+                decision: hooked.scope.decision(call.id),
             },
             plan,
             limits: env.limits,
@@ -189,7 +205,7 @@ impl<'c> Run<'c> {
                 }
                 continue;
             }
-            if let Some(stop) = self.before_said(hook, outcome, touched, attempt) {
+            if let Some(stop) = self.before_said(hook, outcome, touched, slot, attempt) {
                 return stop;
             }
         }
@@ -221,7 +237,7 @@ impl<'c> Run<'c> {
                 }
                 continue;
             }
-            if let Some(stop) = self.before_said(hook, outcome, touched, attempt) {
+            if let Some(stop) = self.before_said(hook, outcome, touched, slot, attempt) {
                 return stop;
             }
         }
@@ -249,6 +265,7 @@ impl<'c> Run<'c> {
         hook: &Hook,
         outcome: Result<Decision, HookError>,
         touched: bool,
+        slot: &mut Slot<'_>,
         attempt: &mut Attempt,
     ) -> Option<Before> {
         attempt.touched |= touched;
@@ -267,8 +284,56 @@ impl<'c> Run<'c> {
                 self.acted.push(hook, Event::Before, Effect::Returned, None);
                 Some(Before::Return(output))
             }
+            Ok(Decision::Defer(reason)) => self.deferred(hook, reason, slot, attempt),
+            Ok(Decision::Replay(output)) => {
+                self.acted.push(hook, Event::Before, Effect::Replayed, None);
+                Some(Before::Replay(output))
+            }
+            Ok(Decision::Fail(error)) => {
+                self.acted.push(hook, Event::Before, Effect::Blocked, Some(format!("failed the call: {}", error.kind)));
+                Some(Before::Fail(error))
+            }
             Err(why) => self.failed(hook, Event::Before, &why).map(|(reason, detail)| Before::Block(reason, detail)),
         }
+    }
+
+    /// A hook deferred the call: the decision the call was resumed with answers it, once
+    /// per attempt and only for the arguments it was made for; else the call waits (the
+    /// arguments as they are now are what the decision will be asked about).
+    #[cold]
+    fn deferred(&mut self, hook: &Hook, reason: String, slot: &mut Slot<'_>, attempt: &mut Attempt) -> Option<Before> {
+        if let Some(decided) = self.info.decision.filter(|_| !attempt.decided) {
+            attempt.decided = true;
+            if crate::digest::arguments_digest(slot.json_ref(self.info.raw)) == decided.digest {
+                return match &decided.approval {
+                    Approval::Approve => {
+                        self.acted.push(hook, Event::Before, Effect::Decided, Some("approved".to_owned()));
+                        None
+                    }
+                    Approval::ApproveWith(arguments) => {
+                        *slot.json(self.info.raw) = arguments.clone();
+                        attempt.touched = true;
+                        let detail = "approved with edited arguments".to_owned();
+                        self.acted.push(hook, Event::Before, Effect::Decided, Some(detail));
+                        None
+                    }
+                    Approval::Reject(_) => {
+                        self.acted.push(hook, Event::Before, Effect::Decided, Some("denied".to_owned()));
+                        decided.approval.rejection().map(|reason| Before::Block(reason, None))
+                    }
+                };
+            }
+            let detail = "its decision was made for other arguments; it waits for a new one".to_owned();
+            self.acted.push(hook, Event::Before, Effect::Deferred, Some(detail));
+        } else {
+            self.acted.push(hook, Event::Before, Effect::Deferred, None);
+        }
+        if attempt.touched && self.acted.on {
+            attempt.rewritten_arguments = Some(slot.to_json_string(self.info.raw));
+        }
+        // What a decision will be asked about, and bound to (its digest): the arguments
+        // as this hook saw them, in the form the slot gives every hook.
+        Some(Before::Defer(reason, slot.to_json_string(self.info.raw)))
     }
 
     /// Before the tool runs: the arguments a hook may have rewritten must still fit, and
@@ -295,7 +360,9 @@ impl<'c> Run<'c> {
         slot: &mut Slot<'_>,
     ) -> Result<Output, ToolError> {
         let args = slot.take().ok_or_else(not_ready)?;
-        let cx = CallContext::new(self.info.call_id, spec, self.info.state).keeping_raw(self.plan.raw);
+        let cx = CallContext::new(self.info.call_id, spec, self.info.state)
+            .keeping_raw(self.plan.raw)
+            .in_run(self.info.run, self.info.raw);
         guarded(&spec.name, || tool.run_now(args, &cx))
     }
 
@@ -311,7 +378,9 @@ impl<'c> Run<'c> {
             return self.tool_now(tool, spec, slot);
         }
         let args = slot.take().ok_or_else(not_ready)?;
-        let cx = CallContext::new(self.info.call_id, spec, self.info.state).keeping_raw(self.plan.raw);
+        let cx = CallContext::new(self.info.call_id, spec, self.info.state)
+            .keeping_raw(self.plan.raw)
+            .in_run(self.info.run, self.info.raw);
         match catch_unwind(AssertUnwindSafe(|| tool.run(args, cx))) {
             Ok(running) => Guard::new(running, spec, self.limits).await,
             Err(payload) => Err(panicked(&spec.name, payload.as_ref())),
@@ -477,6 +546,11 @@ impl<'c> Run<'c> {
             (Produced::Output(output, cached), HooksSaid::After(Ok(text))) => {
                 let text = text.unwrap_or_else(|| output.into_string());
                 (Ok(text), if cached { Outcome::Cached } else { Outcome::Ok })
+            }
+            (Produced::Replayed(output), _) => (Ok(output.into_string()), Outcome::Replayed),
+            (Produced::Deferred(reason, shown), _) => {
+                let error = ToolError::new(ErrorKind::Deferred, format!("deferred: {reason}")).with_detail(shown);
+                (Err(error), Outcome::Deferred)
             }
             (Produced::Blocked(reason, detail), _)
             | (_, HooksSaid::After(Err((reason, detail))))

@@ -54,7 +54,8 @@ pub(crate) trait Runnable: Send + Sync + 'static {
     /// The future of a tool that may wait (not yet polled).
     fn run<'a>(&'a self, args: Args, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>>;
     /// A call no hook acts on: parse and run in one step, the arguments never boxed.
-    fn start<'a>(&'a self, call: ToolCallRef<'a>, state: &'a State, limits: &Limits) -> Plain<'a>;
+    fn start<'a>(&'a self, call: ToolCallRef<'a>, state: &'a State, run: Option<&'a str>, limits: &Limits)
+    -> Plain<'a>;
 }
 
 /// A `#[tool]` (any [`Tool`]), erased.
@@ -138,13 +139,19 @@ impl<T: Tool> Runnable for Typed<T> {
     }
 
     #[inline]
-    fn start<'a>(&'a self, call: ToolCallRef<'a>, state: &'a State, limits: &Limits) -> Plain<'a> {
+    fn start<'a>(
+        &'a self,
+        call: ToolCallRef<'a>,
+        state: &'a State,
+        run: Option<&'a str>,
+        limits: &Limits,
+    ) -> Plain<'a> {
         let spec = T::spec();
         let args = match parse_typed::<T::Args>(call.arguments, spec, limits) {
             Ok(args) => args,
             Err(e) => return Plain::Done(Err(e)),
         };
-        let cx = CallContext::new(call.id, spec, state);
+        let cx = CallContext::new(call.id, spec, state).in_run(run, call.arguments);
         if T::RUNS_NOW {
             return Plain::Done(match self.0.invoke_now(args, &cx) {
                 Ok(Ok(output)) => Ok(output.into_string()),
@@ -184,10 +191,19 @@ impl<D: DynTool> Runnable for Dynamic<D> {
         }
     }
 
-    fn start<'a>(&'a self, call: ToolCallRef<'a>, state: &'a State, limits: &Limits) -> Plain<'a> {
+    fn start<'a>(
+        &'a self,
+        call: ToolCallRef<'a>,
+        state: &'a State,
+        run: Option<&'a str>,
+        limits: &Limits,
+    ) -> Plain<'a> {
         let spec = self.0.spec();
         match parse_object(call.arguments, spec, limits) {
-            Ok(map) => Plain::Running(self.0.call(map, CallContext::new(call.id, spec, state)), spec),
+            Ok(map) => Plain::Running(
+                self.0.call(map, CallContext::new(call.id, spec, state).in_run(run, call.arguments)),
+                spec,
+            ),
             Err(e) => Plain::Done(Err(e)),
         }
     }

@@ -7,6 +7,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use super::decision::Approval;
 use crate::call::Output;
 use crate::context::State;
 use crate::error::{ErrorKind, ToolError};
@@ -87,6 +88,8 @@ pub struct CallInfo<'a> {
     pub(crate) session: Option<&'a str>,
     pub(crate) state: &'a State,
     pub(crate) attempt: u32,
+    pub(crate) run: Option<&'a str>,
+    pub(crate) decision: Option<&'a super::scope::Decided>,
 }
 
 impl<'a> CallInfo<'a> {
@@ -123,6 +126,25 @@ impl<'a> CallInfo<'a> {
     /// 1 for the first run, 2 for the first retry, and so on.
     pub fn attempt(&self) -> u32 {
         self.attempt
+    }
+
+    /// The run the call belongs to ([`Scope::with_run`](crate::Scope::with_run); agents
+    /// set it).
+    pub fn run(&self) -> Option<&'a str> {
+        self.run
+    }
+
+    /// The call's idempotency key: the same for this call in every attempt, process and
+    /// replay (see [`CallContext::idempotency_key`](crate::CallContext::idempotency_key)).
+    pub fn idempotency_key(&self) -> String {
+        crate::digest::idempotency_key(self.run, self.call_id, self.raw)
+    }
+
+    /// The decision this call was resumed with, when a paused run was resumed with one
+    /// for it ([`Agent::resume`](crate::agent::Agent::resume)). The pipeline applies it
+    /// where a hook defers the call; a hook reads it to know the call was decided on.
+    pub fn decision(&self) -> Option<&'a Approval> {
+        self.decision.map(|d| &d.approval)
     }
 
     /// The toolbox's shared state.

@@ -6,7 +6,11 @@ use std::fmt;
 
 use futures_util::future::BoxFuture;
 
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
 use crate::call::Output;
+use crate::error::ToolError;
 
 /// What a before hook decided.
 ///
@@ -42,6 +46,52 @@ pub enum Decision {
     /// Answer the call with this output without running the tool (a cache hit). After
     /// hooks still run; the outcome is `cached`.
     Return(Output),
+    /// Do not run the call now: it waits for a decision (a person's approval, say). The
+    /// tool and later before hooks do not run; the outcome is `deferred`.
+    ///
+    /// In an agent run, the run finishes the other calls of the turn and then pauses
+    /// ([`AgentError::Paused`](crate::agent::AgentError::Paused)) with this call pending
+    /// and `reason` shown to whoever decides; [`Agent::resume`](crate::agent::Agent::resume)
+    /// goes on with an [`Approval`] per call, in this process or another. On resume, the
+    /// call runs through every before hook again, and when a hook defers it again, the
+    /// decision answers that deferral, provided the arguments are still the ones it was
+    /// made for. Outside an agent the model receives ``deferred: {reason}`` as an error.
+    Defer(String),
+    /// Answer the call with the result an earlier attempt of this very call recorded
+    /// (see [`EffectLedger`](crate::hooks::EffectLedger)): the tool and the after hooks do
+    /// not run (the text is final already); the outcome is `replayed`.
+    Replay(Output),
+    /// End the call with this error without running the tool: error hooks see it, and
+    /// the outcome is `failed` with its kind (an [`ErrorKind::InDoubt`](crate::ErrorKind::InDoubt)
+    /// for a call that may already have taken effect, say).
+    Fail(ToolError),
+}
+
+/// What a person decided about a call: the answer of an
+/// [`Approver`](crate::hooks::Approver), or of a [`CallDecision`](crate::durable::CallDecision)
+/// on a paused run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Approval {
+    /// Run it as it is.
+    Approve,
+    /// Run it with these arguments instead (a JSON object; if it does not fit the tool,
+    /// the call fails with the argument error the model would get).
+    ApproveWith(Map<String, Value>),
+    /// Do not run it; the model hears ``blocked: the user rejected this call: {message}``.
+    Reject(String),
+}
+
+impl Approval {
+    /// What a hook does with this answer: go on (with the edited arguments put in
+    /// place by the caller), or block with the text the model hears.
+    pub(crate) fn rejection(&self) -> Option<String> {
+        match self {
+            Approval::Reject(message) if message.trim().is_empty() => Some("the user rejected this call".to_owned()),
+            Approval::Reject(message) => Some(format!("the user rejected this call: {message}")),
+            _ => None,
+        }
+    }
 }
 
 /// What an error hook decided.

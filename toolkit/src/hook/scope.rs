@@ -1,7 +1,9 @@
 //! Who a call is made for: the [`Scope`] of labels, hooks and record sinks.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::decision::Approval;
 use super::registry::Hooks;
 use crate::record::{RecordSink, Sinks};
 
@@ -21,14 +23,35 @@ pub struct Scope {
     pub(crate) task: Option<Arc<str>>,
     pub(crate) session: Option<Arc<str>>,
     pub(crate) parent: Option<Arc<str>>,
+    /// The run the calls belong to: part of their idempotency keys.
+    pub(crate) run: Option<Arc<str>>,
+    /// The decisions a resumed run's calls carry, by call id.
+    pub(crate) decisions: Option<Arc<HashMap<String, Decided>>>,
     pub(crate) hooks: Hooks,
     pub(crate) sinks: Sinks,
+}
+
+/// A decision on a deferred call, as a resumed run carries it: what was decided, for
+/// which arguments (their [`arguments_digest`](crate::digest::arguments_digest)).
+#[derive(Debug, Clone)]
+pub(crate) struct Decided {
+    pub(crate) digest: String,
+    pub(crate) approval: Approval,
 }
 
 impl Scope {
     /// No labels, no hooks, no sinks.
     pub const fn new() -> Self {
-        Scope { agent: None, task: None, session: None, parent: None, hooks: Hooks::new(), sinks: Sinks::new() }
+        Scope {
+            agent: None,
+            task: None,
+            session: None,
+            parent: None,
+            run: None,
+            decisions: None,
+            hooks: Hooks::new(),
+            sinks: Sinks::new(),
+        }
     }
 
     /// Also delivers the [`CallRecord`](crate::CallRecord) of every call made in this
@@ -61,6 +84,28 @@ impl Scope {
     pub fn with_parent(mut self, call_id: impl Into<Arc<str>>) -> Self {
         self.parent = Some(call_id.into());
         self
+    }
+
+    /// The run these calls belong to: part of every call's
+    /// [idempotency key](crate::CallContext::idempotency_key), so that one call id in two
+    /// runs is two calls (agents set it; see [`RunState::run_id`](crate::durable::RunState::run_id)).
+    pub fn with_run(mut self, run: impl Into<Arc<str>>) -> Self {
+        self.run = Some(run.into());
+        self
+    }
+
+    /// The run id (see [`with_run`](Scope::with_run)).
+    pub fn run(&self) -> Option<&str> {
+        self.run.as_deref()
+    }
+
+    pub(crate) fn with_decisions(mut self, decisions: HashMap<String, Decided>) -> Self {
+        self.decisions = Some(Arc::new(decisions));
+        self
+    }
+
+    pub(crate) fn decision(&self, call_id: &str) -> Option<&Decided> {
+        self.decisions.as_ref()?.get(call_id)
     }
 
     /// Sets the scope's (agent's) hooks; they run after global and toolbox hooks of the

@@ -9,20 +9,9 @@ use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
+pub use crate::hook::Approval;
 use crate::hook::{BeforeCall, BeforeHook, Decision, Hook, HookError, HookStep};
 use crate::spec::Annotations;
-
-/// What a person decided about a call.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Approval {
-    /// Run it as it is.
-    Approve,
-    /// Run it with these arguments instead (a JSON object; if it does not fit the tool,
-    /// the call fails with the argument error the model would get).
-    ApproveWith(Map<String, Value>),
-    /// Do not run it; the model hears ``blocked: the user rejected this call: {message}``.
-    Reject(String),
-}
 
 /// A call awaiting a decision: everything a person needs to decide.
 #[derive(Debug, Clone, PartialEq)]
@@ -317,9 +306,34 @@ impl Approver for ConsoleApprover {
 /// check of default priority already let through.
 ///
 /// See [`ChannelApprover`] for an example.
+///
+/// # Deferring instead of waiting
+///
+/// [`ApprovalGate::deferring`] asks nobody and holds no task: it defers the call
+/// ([`Decision::Defer`]), an agent run pauses with the call pending, and the decision
+/// comes later, from anywhere, through [`Agent::resume`](crate::agent::Agent::resume).
+/// Nothing waits in memory, so a crash or a deploy loses nothing. The decision is bound
+/// to the exact arguments shown, and used once.
+///
+/// ```
+/// use toolkit::prelude::*;
+/// use toolkit::hooks::ApprovalGate;
+///
+/// /// Delete a file.
+/// #[tool(destructive)]
+/// fn delete(path: String) -> String { format!("deleted {path}") }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let tools = toolbox![delete].with_hook(ApprovalGate::deferring().destructive());
+/// let result = tools.call(ToolCall::new("1", "delete", r#"{"path": "a.txt"}"#)).await;
+/// assert_eq!(result.kind(), Some(ErrorKind::Deferred));
+/// assert_eq!(result.content, "deferred: it needs a person's approval");
+/// # }
+/// ```
 pub struct ApprovalGate {
     name: Cow<'static, str>,
-    approver: Arc<dyn Approver>,
+    /// `None`: defer instead of asking.
+    approver: Option<Arc<dyn Approver>>,
     tools: Vec<Cow<'static, str>>,
     destructive: bool,
 }
@@ -346,10 +360,16 @@ impl ApprovalGate {
     pub fn new(approver: impl Approver) -> Self {
         ApprovalGate {
             name: Cow::Borrowed("approval"),
-            approver: Arc::new(approver),
+            approver: Some(Arc::new(approver)),
             tools: Vec::new(),
             destructive: false,
         }
+    }
+
+    /// A gate that defers every call it gates ([`Decision::Defer`]) instead of asking
+    /// an approver and waiting: see [Deferring instead of waiting](ApprovalGate#deferring-instead-of-waiting).
+    pub fn deferring() -> Self {
+        ApprovalGate { name: Cow::Borrowed("approval"), approver: None, tools: Vec::new(), destructive: false }
     }
 
     /// Gates these tools.
@@ -388,6 +408,9 @@ impl BeforeHook for ApprovalGate {
         if !self.gates(call) {
             return HookStep::Ready(Ok(Decision::Continue));
         }
+        let Some(approver) = &self.approver else {
+            return HookStep::Ready(Ok(Decision::Defer("it needs a person's approval".to_owned())));
+        };
         let request = ApprovalRequest {
             tool: call.tool().to_owned(),
             call_id: call.call_id().to_owned(),
@@ -398,17 +421,14 @@ impl BeforeHook for ApprovalGate {
             arguments: call.arguments().clone(),
         };
         HookStep::Pending(Box::pin(async move {
-            match self.approver.approve(request).await.map_err(HookError::new)? {
-                Approval::Approve => Ok(Decision::Continue),
-                Approval::ApproveWith(arguments) => {
-                    *call.arguments_mut() = arguments;
-                    Ok(Decision::Continue)
-                }
-                Approval::Reject(message) if message.trim().is_empty() => {
-                    Ok(Decision::Block("the user rejected this call".to_owned()))
-                }
-                Approval::Reject(message) => Ok(Decision::Block(format!("the user rejected this call: {message}"))),
+            let approval = approver.approve(request).await.map_err(HookError::new)?;
+            if let Some(reason) = approval.rejection() {
+                return Ok(Decision::Block(reason));
             }
+            if let Approval::ApproveWith(arguments) = approval {
+                *call.arguments_mut() = arguments;
+            }
+            Ok(Decision::Continue)
         }))
     }
 }

@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-use super::canonical::canonical_json;
 use super::carry::{Carried, owner};
 use super::store::{MemoryStore, Store};
 use crate::call::Output;
+use crate::digest::canonical_json;
 use crate::hook::{AfterCall, AfterHook, BeforeCall, BeforeHook, Decision, Hook, HookError, HookStep, OnFailure};
 
 /// A hook (before and after) that answers a repeated call from a cache.

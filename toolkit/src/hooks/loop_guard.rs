@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::canonical::canonical_json;
 use super::store::Store;
+use crate::digest::canonical_json;
 use crate::hook::{BeforeCall, BeforeHook, Decision, Hook, HookError, HookStep, OnFailure};
 
 /// A before hook that blocks a call identical to the previous `n` ones: the same tool

@@ -16,20 +16,24 @@
 //! | [`Truncate`] | after | `truncate` | -20 | continue |
 //! | [`ApprovalGate`] | before | `approval` | -50 | block (no approver, no call) |
 //! | [`Cache`] | before, after | `cache` | -100 | continue (a cache outage is a miss) |
+//! | [`EffectLedger`] | before, after; error | `effect_ledger`; `effect_ledger:errors` | lowest; highest | block (no ledger, no promise of at most once) |
 //!
 //! Hooks run highest priority first, so the defaults give this order: a paused tool is
 //! refused before anything else is spent on it; paths are made absolute, then checked;
 //! repeats and rates are counted on the final arguments; a person is asked only about a
 //! call every automatic check let through; the cache is keyed on the arguments as every
-//! other before hook left them. On the way back, secrets are removed before the text is
-//! cut, so a cut never leaves half a secret behind.
+//! other before hook left them; the effect ledger writes "started" last of all, just
+//! before the tool runs. On the way back, secrets are removed before the text is cut, so
+//! a cut never leaves half a secret behind, and the ledger records the text last, as the
+//! model sees it.
 //!
 //! The [`AuditLog`] is not a hook but a [`RecordSink`](crate::RecordSink): it must see
 //! every call, including those a hook blocked and those naming no tool.
 //!
-//! Rate limit, circuit breaker and cache keep their state behind a [`store::Store`]: in
-//! memory by default ([`store::MemoryStore`]), shared (Redis) when several processes
-//! serve the same tools.
+//! Rate limit, circuit breaker, cache and effect ledger keep their state behind a
+//! [`store::Store`]: in memory by default ([`MemoryStore`]), in a directory that outlives
+//! the process ([`FileStore`]), shared (Redis) when several processes serve the same
+//! tools.
 //!
 //! ```
 //! use std::time::Duration;
@@ -51,10 +55,11 @@
 mod approval;
 mod audit_log;
 mod cache;
-mod canonical;
 mod carry;
 mod circuit_breaker;
 mod duration_text;
+mod file_store;
+mod ledger;
 mod loop_guard;
 mod normalize;
 mod path_fields;
@@ -77,6 +82,8 @@ pub use approval::{
 pub use audit_log::{AuditError, AuditLog, AuditLogBuilder, Fsync, Rfc3339};
 pub use cache::Cache;
 pub use circuit_breaker::CircuitBreaker;
+pub use file_store::FileStore;
+pub use ledger::{EffectLedger, InDoubt, Reconciled};
 pub use loop_guard::LoopGuard;
 pub use normalize::NormalizePaths;
 pub use path_fields::DEFAULT_PATH_FIELDS;
@@ -92,4 +99,5 @@ pub use redis_store::RedisStore;
 #[cfg(feature = "fs")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
 pub use safe_dir::{DirEntry, SafeDir};
+pub use store::MemoryStore;
 pub use truncate::Truncate;

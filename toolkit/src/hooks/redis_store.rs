@@ -295,6 +295,44 @@ impl Store for RedisStore {
         })
     }
 
+    fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+        Box::pin(async move {
+            let command = redis::cmd("GETDEL").arg(self.key(key)).to_owned();
+            self.bounded("take", |mut c| async move { command.query_async(&mut c).await }).await
+        })
+    }
+
+    fn keys<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
+        Box::pin(async move {
+            // The prefix as a glob: its own `*`, `?`, `[`, `]` and `\` match themselves.
+            let mut pattern = String::new();
+            for c in self.key(prefix).chars() {
+                if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+                    pattern.push('\\');
+                }
+                pattern.push(c);
+            }
+            pattern.push('*');
+            let mut keys = Vec::new();
+            let mut cursor: u64 = 0;
+            // Each page within the timeout; at most 100,000 pages.
+            for _ in 0..100_000 {
+                let command =
+                    redis::cmd("SCAN").arg(cursor).arg("MATCH").arg(&pattern).arg("COUNT").arg(1000).to_owned();
+                let (next, page): (u64, Vec<String>) =
+                    self.bounded("keys", |mut c| async move { command.query_async(&mut c).await }).await?;
+                keys.extend(page.into_iter().filter_map(|k| k.strip_prefix(&*self.prefix).map(str::to_owned)));
+                if next == 0 {
+                    keys.sort_unstable();
+                    keys.dedup();
+                    return Ok(keys);
+                }
+                cursor = next;
+            }
+            Err(StoreError::new("Redis keys: the scan did not end"))
+        })
+    }
+
     fn repeat<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Duration) -> BoxFuture<'a, Result<u32, StoreError>> {
         Box::pin(async move {
             let mut invocation = self.scripts.repeat.key(self.key(key));

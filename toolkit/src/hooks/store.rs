@@ -109,6 +109,26 @@ pub trait Store: Send + Sync + 'static {
     /// Removes `key`.
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
 
+    /// Reads and removes `key` in one step: of several callers taking one key at once,
+    /// exactly one gets its value (the store of paused runs hands a run to one resumer
+    /// with it). `GETDEL key` on Redis.
+    ///
+    /// The default implementation refuses: a `get` then a `delete` would let two callers
+    /// take one value.
+    fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+        let _ = key;
+        Box::pin(std::future::ready(Err(StoreError::new("this store cannot take a key atomically (`Store::take`)"))))
+    }
+
+    /// The live keys that start with `prefix`, in no particular order (the store of
+    /// paused runs lists them with it). `SCAN MATCH prefix*` on Redis.
+    ///
+    /// The default implementation refuses.
+    fn keys<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
+        let _ = prefix;
+        Box::pin(std::future::ready(Err(StoreError::new("this store cannot list its keys (`Store::keys`)"))))
+    }
+
     /// Records `value` as the latest under `key` and returns how many times in a row it
     /// has now been recorded (1 when it differs from the one before, or none was); the
     /// key expires `ttl` after this call. [`LoopGuard`](super::LoopGuard) counts repeated
@@ -174,6 +194,12 @@ impl<S: Store + ?Sized> Store for Arc<S> {
     }
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         (**self).delete(key)
+    }
+    fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+        (**self).take(key)
+    }
+    fn keys<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
+        (**self).keys(prefix)
     }
     fn repeat<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Duration) -> BoxFuture<'a, Result<u32, StoreError>> {
         (**self).repeat(key, value, ttl)
@@ -419,6 +445,31 @@ impl Store for MemoryStore {
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         self.lock().map.remove(key);
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+        let taken = self.with(key, |map, _| match map.remove(key) {
+            Some(Entry { data: Data::Bytes(bytes), .. }) => Some(bytes),
+            Some(other) => {
+                // A window is no value: leave it where it was.
+                map.insert(key.to_owned(), other);
+                None
+            }
+            None => None,
+        });
+        Box::pin(std::future::ready(Ok(taken)))
+    }
+
+    fn keys<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, StoreError>> {
+        let now = Instant::now();
+        let keys = self
+            .lock()
+            .map
+            .iter()
+            .filter(|(k, e)| k.starts_with(prefix) && e.live(now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        Box::pin(std::future::ready(Ok(keys)))
     }
 
     fn repeat<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Duration) -> BoxFuture<'a, Result<u32, StoreError>> {

@@ -354,7 +354,7 @@ impl Toolbox {
             return self.begin_recorded(call, scope, span);
         }
         let hooks = HookEnv::of(self.local_hooks(scope), scope, false);
-        match self.start(call, self.env(hooks)) {
+        match self.start(call, self.env(hooks, scope)) {
             Started::Done(outcome) => Begun::Done(Ended::Plain(outcome)),
             Started::Running(running, spec) => Begun::Waiting(Settle::Running(Guard::new(running, spec, &self.limits))),
             Started::Hooked(hooked) => Begun::Waiting(Settle::Hooked(hooked)),
@@ -369,8 +369,8 @@ impl Toolbox {
     }
 
     #[inline]
-    fn env<'a>(&'a self, hooks: Option<HookEnv<'a>>) -> Env<'a> {
-        Env { limits: &self.limits, state: &self.state, hooks }
+    fn env<'a>(&'a self, hooks: Option<HookEnv<'a>>, scope: &'a Scope) -> Env<'a> {
+        Env { limits: &self.limits, state: &self.state, run: scope.run.as_deref(), hooks }
     }
 
     fn start<'a>(&'a self, call: ToolCallRef<'a>, env: Env<'a>) -> Started<'a> {

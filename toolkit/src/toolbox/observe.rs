@@ -38,7 +38,7 @@ impl Toolbox {
     pub(super) fn begin_recorded<'a>(&'a self, call: ToolCallRef<'a>, scope: &'a Scope, span: Span) -> Begun<'a> {
         let clock = clock();
         let hooks = HookEnv::of(self.local_hooks(scope), scope, true);
-        match self.start(call, self.env(hooks)) {
+        match self.start(call, self.env(hooks, scope)) {
             Started::Done(outcome) => Begun::Done(Ended::Recorded(Finished::plain(outcome), clock)),
             Started::Finished(finished) => Begun::Done(Ended::Recorded(finished, clock)),
             started => {
@@ -59,7 +59,7 @@ impl Toolbox {
         let observed = !self.sinks.is_empty() || !scope.sinks.is_empty();
         let clock = observed.then(clock);
         let hooks = HookEnv::of(lists, scope, observed);
-        (clock, span.in_scope(|| self.start(call, self.env(hooks))))
+        (clock, span.in_scope(|| self.start(call, self.env(hooks, scope))))
     }
 
     /// An observed call that has to wait: awaits it, then records it. A caller that
