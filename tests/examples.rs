@@ -2,6 +2,8 @@
 
 use std::process::Command;
 
+#[path = "../examples/support/redis_server.rs"]
+mod redis_server;
 mod support;
 use support::example;
 
@@ -291,9 +293,51 @@ async fn file_agent_shows_a_refusal_and_a_cut_answer() {
     assert!(outputs[1].contains("The report says\n(cut: the token limit was reached)"), "{}", outputs[1]);
 }
 
+/// Three processes: the first pauses on the refund and exits; the second approves and
+/// finishes; the third finds nothing left to approve. One refund in all.
+#[test]
+fn durable_agent_pauses_in_one_process_and_finishes_in_another() {
+    let dir = support::scratch("durable-agent");
+    let invoke = |args: &[&str]| {
+        let mut command = Command::new(example("durable_agent"));
+        run_with(command.args(args).env("TOOLKIT_DURABLE_DIR", &dir), "durable_agent")
+    };
+    let first = invoke(&[]);
+    assert!(first.contains("← lookup_order [ok] order 42"), "{first}");
+    assert!(first.contains("← refund [deferred] deferred: it needs a person's approval"), "{first}");
+    assert!(first.contains(r#"refund {"order":42,"cents":1250} — it needs a person's approval"#), "{first}");
+    assert!(first.contains("this process now exits"), "{first}");
+    assert!(!dir.join("refunds.txt").exists(), "nothing refunded yet");
+
+    let second = invoke(&["approve"]);
+    assert!(second.contains("← refund [ok] refunded 1250 cents on order 42"), "{second}");
+    assert!(second.contains("Done: refunded 1250 cents on order 42."), "{second}");
+    assert!(second.contains("refunds made so far (1)"), "{second}");
+
+    let third = invoke(&["approve"]);
+    assert!(third.contains("no paused run"), "{third}");
+    let refunds = std::fs::read_to_string(dir.join("refunds.txt")).unwrap();
+    assert_eq!(refunds.lines().count(), 1, "{refunds}");
+    assert!(refunds.contains("idempotency key tk1-"), "{refunds}");
+
+    // Denied, the model hears why and nothing is refunded.
+    let dir = support::scratch("durable-agent-deny");
+    let invoke = |args: &[&str]| {
+        let mut command = Command::new(example("durable_agent"));
+        run_with(command.args(args).env("TOOLKIT_DURABLE_DIR", &dir), "durable_agent")
+    };
+    invoke(&[]);
+    let denied = invoke(&["deny", "the kettle was not returned"]);
+    assert!(denied.contains("blocked: the user rejected this call: the kettle was not returned"), "{denied}");
+    assert!(!dir.join("refunds.txt").exists());
+}
+
 #[test]
 fn fleet_holds_one_rate_limit_across_three_replicas() {
-    // Starts a redis-server of its own (installed by .ci/run).
+    // Starts a redis-server of its own (installed by .ci/run); skips without one.
+    if !redis_server::available("the fleet example") {
+        return;
+    }
     let out = run_with(&mut Command::new(example("fleet")), "fleet");
     for replica in 1..=3 {
         assert!(out.contains(&format!("replica {replica}: ")), "{out}");

@@ -28,6 +28,14 @@ impl RedisServer {
         Ok(server)
     }
 
+    /// Starts a server for a test, or skips the test when `redis-server` is not
+    /// installed: `None`, after saying so once on stderr with the package to install.
+    /// With `TOOLKIT_REQUIRE_REDIS=1` (set by `.ci/run`) a missing server fails the test
+    /// instead.
+    pub fn start_or_skip(what: &str) -> Option<RedisServer> {
+        available(what).then(|| RedisServer::start().unwrap_or_else(|e| panic!("{what}: {e}")))
+    }
+
     /// Starts (again) on the same port, and waits until it accepts connections.
     pub fn run(&mut self) -> Result<(), String> {
         let child = Command::new("redis-server")
@@ -67,6 +75,28 @@ impl RedisServer {
         self.kill();
         self.run()
     }
+}
+
+/// Whether a test that needs `redis-server` can run: `false` (after saying once on
+/// stderr what to install) when it is missing; with `TOOLKIT_REQUIRE_REDIS=1` (set by
+/// `.ci/run`) a missing server panics instead.
+pub fn available(what: &str) -> bool {
+    if installed() {
+        return true;
+    }
+    let why =
+        "`redis-server` is not installed (Debian/Ubuntu: `apt-get install redis-server`; macOS: `brew install redis`)";
+    if std::env::var("TOOLKIT_REQUIRE_REDIS").as_deref() == Ok("1") {
+        panic!("{what}: {why}, and TOOLKIT_REQUIRE_REDIS=1 requires it");
+    }
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| eprintln!("skipped: the tests that need Redis ({what}, and any others): {why}"));
+    false
+}
+
+/// Whether `redis-server` can be run here.
+pub fn installed() -> bool {
+    Command::new("redis-server").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
 }
 
 impl Drop for RedisServer {

@@ -681,6 +681,9 @@ impl Inner {
             }
             let calls: Vec<ToolCall> = turn.iter().map(|t| t.call.clone()).collect();
             let waiting: Vec<ToolCall> = turn.iter().filter(|t| t.result.is_none()).map(|t| t.call.clone()).collect();
+            for call in &waiting {
+                emit(&on_event, &AgentEvent::ToolCallStarted { call });
+            }
             let mut ran = self.run_calls(waiting, &resumed).await.into_iter();
             let results: Vec<ToolResult> = turn
                 .into_iter()
