@@ -14,6 +14,11 @@
 //!
 //! The summary printed at the end times both interleaved in the same process and prints
 //! the ratio of the medians.
+//!
+//! Then durable runs: what a resume costs (the state read back from its JSON, the paused
+//! call run through the effect ledger, the model's answer) next to a run that makes the
+//! same call and answer without pausing, and the size of the state of a run paused at
+//! its 20th turn.
 
 use std::future::IntoFuture;
 use std::hint::black_box;
@@ -30,6 +35,12 @@ use toolkit::prelude::*;
 #[tool(read_only)]
 fn add(a: i64, b: i64) -> i64 {
     a + b
+}
+
+/// Pay an amount (destructive: a durable agent's ledger covers it).
+#[tool(destructive)]
+fn pay(cents: u64) -> String {
+    format!("paid {cents}")
 }
 
 fn replies() -> Vec<AssistantMessage> {
@@ -119,4 +130,71 @@ fn main() {
     println!("\nagent loop, 3 model turns, 3 tool calls (medians of {rounds} interleaved rounds):");
     println!("  hand-written loop {:>9.0} ns", f);
     println!("  Agent::run        {:>9.0} ns   {:.2}x", a, a / f);
+
+    durable(&rt, bench);
+}
+
+/// Replies that call `add` `turns - 1` times, then `pay`, then answer.
+fn paying(turns: usize) -> Vec<AssistantMessage> {
+    let mut replies: Vec<AssistantMessage> = (1..turns)
+        .map(|i| {
+            AssistantMessage::calls(vec![ToolCall::new(format!("call_{i}"), "add", format!(r#"{{"a": {i}, "b": 2}}"#))])
+        })
+        .collect();
+    replies.push(AssistantMessage::calls(vec![ToolCall::new(format!("call_{turns}"), "pay", r#"{"cents": 500}"#)]));
+    replies.push(AssistantMessage::text("Paid."));
+    replies
+}
+
+fn durable(rt: &tokio::runtime::Runtime, bench: bool) {
+    use toolkit::durable::RunState;
+    use toolkit::hooks::{ApprovalGate, MemoryStore};
+    let gated = || toolbox![add, pay].with_hook(ApprovalGate::deferring().destructive());
+    let agent = |tools: Toolbox, turns: usize| {
+        Agent::builder(Replay(paying(turns)), tools).max_iterations(25).durable(MemoryStore::new()).build().unwrap()
+    };
+
+    // The size of a state paused at the 20th turn.
+    let state =
+        rt.block_on(agent(gated(), 20).run("pay after 19 sums").into_future()).unwrap_err().into_paused().unwrap();
+    assert_eq!(state.iterations(), 20);
+    println!(
+        "\ndurable runs:\n  the state of a run paused at turn 20 (19 calls done, 1 pending): {} bytes of JSON",
+        state.to_json().len()
+    );
+
+    // A resume (from JSON, approve, the call through the ledger, the answer) against a
+    // run that makes the same call and answer without pausing.
+    let resumer = agent(gated(), 1);
+    let plain = Agent::builder(Replay(paying(1)), toolbox![add, pay]).durable(MemoryStore::new()).build().unwrap();
+    let paused = |n: usize| -> Vec<String> {
+        (0..n)
+            .map(|_| rt.block_on(resumer.run("pay").into_future()).unwrap_err().into_paused().unwrap().to_json())
+            .collect()
+    };
+    let resume = |json: &str| {
+        let state = RunState::from_json(json).unwrap();
+        let approve = state.pending()[0].approve();
+        let run = rt.block_on(resumer.resume(state, [approve]).into_future()).unwrap();
+        assert_eq!(run.text, "Paid.");
+    };
+    let whole = |_: &str| {
+        let run = rt.block_on(plain.run("pay").into_future()).unwrap();
+        assert_eq!(run.text, "Paid.");
+    };
+    let rounds = if bench { 51 } else { 3 };
+    let per_round = if bench { 500 } else { 5 };
+    let (mut w, mut r) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let states = paused(per_round);
+        let t = Instant::now();
+        states.iter().for_each(|s| whole(s));
+        w.push(t.elapsed().as_nanos() as f64 / per_round as f64);
+        let t = Instant::now();
+        states.iter().for_each(|s| resume(s));
+        r.push(t.elapsed().as_nanos() as f64 / per_round as f64);
+    }
+    let (w, r) = (median(w), median(r));
+    println!("  one call and an answer, run whole   {:>9.0} ns", w);
+    println!("  the same, resumed from a paused state {:>7.0} ns   {:.2}x  (+{:.0} ns per resume)", r, r / w, r - w);
 }

@@ -323,7 +323,7 @@ fn fmt_count(n: f64) -> String {
 // ---- instruction counts (`--instructions`) ----------------------------------------
 
 /// The variants `--instructions` accepts.
-const VARIANTS: [&str; 14] = [
+const VARIANTS: [&str; 15] = [
     "two-floor",
     "two-boxed",
     "two-toolbox",
@@ -338,6 +338,7 @@ const VARIANTS: [&str; 14] = [
     "hooks-json",
     "hooks-audit",
     "hooks-sink",
+    "hooks-ledger",
 ];
 
 /// `n` calls of `f`, nothing else: the `ToolCall`s are built before, and the results
@@ -511,6 +512,9 @@ struct HookCases {
     audit: Toolbox,
     /// `add` with one record sink that does nothing with its records.
     sink: Toolbox,
+    /// `add` with the effect ledger covering it, in memory: "started" before the call,
+    /// "finished" after (each call a new id, as in a run).
+    ledger: Toolbox,
     /// The audit log's handle, to let its writer catch up between timed batches (its
     /// thread would otherwise steal the CPU from whichever side is timed next).
     log: toolkit::hooks::AuditLog,
@@ -527,7 +531,9 @@ impl HookCases {
         let sink = toolbox![add].with_sink(|record: &toolkit::CallRecord| {
             black_box(record);
         });
-        HookCases { typed4, json, audit, sink, log }
+        let ledger =
+            toolbox![add].with_hooks(toolkit::hooks::EffectLedger::new(toolkit::hooks::MemoryStore::new()).all());
+        HookCases { typed4, json, audit, sink, ledger, log }
     }
 
     fn side(&self, which: &str) -> &Toolbox {
@@ -536,6 +542,7 @@ impl HookCases {
             "json" => &self.json,
             "sink" => &self.sink,
             "audit" => &self.audit,
+            "ledger" => &self.ledger,
             _ => unreachable!("side checked by the caller: {which}"),
         }
     }
@@ -601,7 +608,16 @@ impl HookCases {
         side: &str,
         n: usize,
     ) {
-        let calls: Vec<ToolCall> = black_box((0..n).map(|_| two.call()).collect());
+        // The ledger keeps what it saw: each call a new id, or the calls after the first
+        // would be replays.
+        let calls: Vec<ToolCall> = black_box(
+            (0..n)
+                .map(|i| match side {
+                    "ledger" => ToolCall { id: format!("call_{i}"), ..two.call() },
+                    _ => two.call(),
+                })
+                .collect(),
+        );
         let results = black_box(instructions_loop(calls, &|c| drive(self.side(side).call(c))));
         if let Some(r) = results.first() {
             assert!(r.error.is_none(), "hooks {side}: {}", r.content);

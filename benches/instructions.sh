@@ -19,7 +19,7 @@ fi
 
 N1=1000
 N2=11000
-VARIANTS=(two-floor two-boxed two-toolbox two-traced two-ref five-floor five-boxed five-toolbox five-traced five-ref hooks-typed4 hooks-json hooks-audit hooks-sink)
+VARIANTS=(two-floor two-boxed two-toolbox two-traced two-ref five-floor five-boxed five-toolbox five-traced five-ref hooks-typed4 hooks-json hooks-audit hooks-sink hooks-ledger)
 
 echo "building the dispatch bench (bench profile)..." >&2
 json=$(cargo bench --bench dispatch --no-run --message-format=json)
@@ -80,7 +80,7 @@ echo
 for tool in two five; do
     echo "$tool-arg: toolbox/floor $(ratio "${per_call[$tool-toolbox]}" "${per_call[$tool-floor]}"), with a subscriber at warn $(ratio "${per_call[$tool-traced]}" "${per_call[$tool-floor]}"), call_ref $(ratio "${per_call[$tool-ref]}" "${per_call[$tool-floor]}"), boxed/floor $(ratio "${per_call[$tool-boxed]}" "${per_call[$tool-floor]}")"
 done
-for h in typed4 json audit sink; do
+for h in typed4 json audit sink ledger; do
     echo "two-arg with hooks ($h): toolbox/floor $(ratio "${per_call[hooks-$h]}" "${per_call[two-floor]}")"
 done
 echo

@@ -96,6 +96,35 @@ async fn every_operation_is_atomic_and_every_key_expires() {
     }
 }
 
+/// `take` hands a key to exactly one of many takers (`GETDEL`), and `keys` lists by
+/// prefix (`SCAN`), glob characters in the prefix matching only themselves: what the
+/// store of paused runs is built on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn take_gives_a_key_to_one_taker_and_keys_lists_by_prefix() {
+    let Some(redis) = RedisServer::start() else { return };
+    let store =
+        Arc::new(RedisStore::open(&redis.url()).unwrap().with_prefix("t9").with_timeout(Duration::from_secs(2)));
+    for key in ["toolkit:run:a", "toolkit:run:b", "toolkit:run*x", "toolkit:other"] {
+        store.set(key, key.as_bytes().to_vec(), None).await.unwrap();
+    }
+    let mut keys = store.keys("toolkit:run:").await.unwrap();
+    keys.sort();
+    assert_eq!(keys, ["toolkit:run:a", "toolkit:run:b"]);
+    assert_eq!(store.keys("toolkit:run*").await.unwrap(), ["toolkit:run*x"], "`*` in a prefix is itself");
+    let takers = (0..16).map(|_| {
+        let store = Arc::clone(&store);
+        tokio::spawn(async move { store.take("toolkit:run:a").await.unwrap() })
+    });
+    let taken: Vec<_> = futures_util::future::join_all(takers).await.into_iter().map(Result::unwrap).collect();
+    assert_eq!(taken.iter().flatten().collect::<Vec<_>>(), [&b"toolkit:run:a".to_vec()]);
+    assert_eq!(store.get("toolkit:run:a").await.unwrap(), None);
+
+    // Paused runs on Redis: listed, and taken once.
+    let runs = toolkit::durable::RunStore::shared(store.clone());
+    assert!(runs.list().await.unwrap().is_empty(), "no states, only other keys");
+    assert!(matches!(runs.get("b").await, Err(toolkit::durable::RunStoreError::State { .. })), "not a state: refused");
+}
+
 #[tokio::test]
 async fn a_time_to_live_of_duration_max_is_the_longest_redis_keeps() {
     let Some(redis) = RedisServer::start() else { return };
