@@ -14,15 +14,21 @@ pub(crate) fn arguments_digest(args: &Map<String, Value>) -> String {
 /// [`arguments_digest`] of an arguments text (a JSON object); a text that is not one is
 /// digested as it is.
 pub(crate) fn text_digest(arguments: &str) -> String {
+    hex(&Sha256::digest(canonical_text(arguments).as_bytes()))
+}
+
+/// The canonical JSON of an arguments text, or the text itself when it is not an object.
+fn canonical_text(arguments: &str) -> std::borrow::Cow<'_, str> {
     match serde_json::from_str::<Map<String, Value>>(arguments) {
-        Ok(args) => arguments_digest(&args),
-        Err(_) => hex(&Sha256::digest(arguments.as_bytes())),
+        Ok(args) => canonical_json(&args).into(),
+        Err(_) => arguments.into(),
     }
 }
 
 /// The idempotency key of a call: stable for (run, call id, arguments as the model sent
-/// them), across attempts, processes and replays. `tk1-` and 40 hex characters (160
-/// bits of SHA-256), short enough for any downstream API's idempotency header.
+/// them, in canonical JSON), across attempts, processes and replays. `tk1-` and 40 hex
+/// characters (160 bits of one SHA-256), short enough for any downstream API's
+/// idempotency header.
 pub fn idempotency_key(run: Option<&str>, call_id: &str, arguments: &str) -> String {
     let mut hasher = Sha256::new();
     // Lengths first: ("ab", "c") and ("a", "bc") must not give one key.
@@ -30,8 +36,9 @@ pub fn idempotency_key(run: Option<&str>, call_id: &str, arguments: &str) -> Str
         hasher.update((part.len() as u64).to_le_bytes());
         hasher.update(part.as_bytes());
     }
-    hasher.update(text_digest(arguments).as_bytes());
-    let mut key = String::from("tk1-");
+    hasher.update(canonical_text(arguments).as_bytes());
+    let mut key = String::with_capacity(44);
+    key.push_str("tk1-");
     key.push_str(&hex(&hasher.finalize()[..20]));
     key
 }

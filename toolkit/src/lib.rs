@@ -29,8 +29,24 @@
 //! # }
 //! ```
 //!
-//! See the repository README for the whole picture: what a tool may take and return,
-//! the errors a model gets back, the schema targets, and the measured dispatch cost.
+//! # At a glance
+//!
+//! | what | where |
+//! |---|---|
+//! | a tool from a function: schema from its signature and doc comments, parsing with errors the model can act on | [`#[tool]`](macro@tool), [`#[tools]`](macro@tools) for `&self` methods, [`toolbox!`] |
+//! | a dispatch table: one call, or many in parallel with one result per call id | [`Toolbox::call`], [`Toolbox::call_all`], tools defined at run time with [`FnTool`] |
+//! | hooks that govern every call: rewrite or block before, rewrite after, recover from errors | [`#[hook]`](macro@hook), [`hooks!`], [`Hook`], [`Decision`], [`Recovery`] |
+//! | built-in hooks: audit log, redaction, path sandbox, rate limit, circuit breaker, cache, loop guard, approval, effect ledger | [`hooks`], their state in a [`Store`](hooks::store::Store) (memory, a directory, Redis) |
+//! | one record per call, whatever happened | [`CallRecord`], [`RecordSink`] |
+//! | schemas for every provider, checked before a provider refuses them | [`Toolbox::export`], [`Toolbox::validate`], [`Target`] |
+//! | the agent loop, with native clients for OpenAI, Anthropic and Gemini and an offline scripted model | [`agent::Agent`], [`model`] |
+//! | runs that pause on a call, persist and resume in any process; effects at most once | [`durable`], [`agent::Agent::resume`], [`hooks::EffectLedger`] |
+//! | serving tools over MCP, and importing an MCP server's tools | `mcp` (feature `mcp`) |
+//!
+//! Features: `openai`, `anthropic`, `gemini` (the model clients), `mcp`, `redis`
+//! (`RedisStore`: hook state shared by processes), `fs` (`SafeDir`). The repository
+//! README has the whole picture: what a tool may take and return, the errors a model gets
+//! back, the schema targets, each guard's guarantees, and the measured dispatch cost.
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -341,11 +357,20 @@ macro_rules! toolbox {
 ///     Recovery::Message(format!("that did not work: {}", err.error().message))
 /// }
 ///
+/// /// Cuts long results: the model reads the rewritten text, `out.output()` stays whole.
+/// #[hook(after)]
+/// fn cut(out: &mut AfterCall<'_>) {
+///     if out.text().len() > 20 {
+///         let head: String = out.text().chars().take(20).collect();
+///         out.set_text(format!("{head}… (cut)"));
+///     }
+/// }
+///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// let tools = toolbox![read_file].with_hooks(hooks![sandbox, absolute, friendly]);
+/// let tools = toolbox![read_file].with_hooks(hooks![sandbox, absolute, friendly, cut]);
 /// let r = tools.call(ToolCall::new("1", "read_file", r#"{"path": "notes.txt"}"#)).await;
-/// assert_eq!(r.content, "contents of /data/notes.txt");
+/// assert_eq!(r.content, "contents of /data/no… (cut)");
 /// let r = tools.call(ToolCall::new("2", "read_file", r#"{"path": "/etc/passwd"}"#)).await;
 /// assert_eq!(r.content, "blocked: `/etc/passwd` is outside the sandbox");
 /// let r = tools.call(ToolCall::new("3", "write_file", "{}")).await;

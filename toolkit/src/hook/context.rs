@@ -89,7 +89,7 @@ pub struct CallInfo<'a> {
     pub(crate) state: &'a State,
     pub(crate) attempt: u32,
     pub(crate) run: Option<&'a str>,
-    pub(crate) decision: Option<&'a super::scope::Decided>,
+    pub(crate) decision: Option<&'a super::decision::Decided>,
 }
 
 impl<'a> CallInfo<'a> {

@@ -82,6 +82,14 @@ pub enum Approval {
     Reject(String),
 }
 
+/// A decision on a deferred call, as a resumed run carries it: what was decided, for
+/// which arguments (their `arguments_digest`).
+#[derive(Debug, Clone)]
+pub(crate) struct Decided {
+    pub(crate) digest: String,
+    pub(crate) approval: Approval,
+}
+
 impl Approval {
     /// What a hook does with this answer: go on (with the edited arguments put in
     /// place by the caller), or block with the text the model hears.

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::decision::Approval;
+use super::decision::Decided;
 use super::registry::Hooks;
 use crate::record::{RecordSink, Sinks};
 
@@ -29,14 +29,6 @@ pub struct Scope {
     pub(crate) decisions: Option<Arc<HashMap<String, Decided>>>,
     pub(crate) hooks: Hooks,
     pub(crate) sinks: Sinks,
-}
-
-/// A decision on a deferred call, as a resumed run carries it: what was decided, for
-/// which arguments (their [`arguments_digest`](crate::digest::arguments_digest)).
-#[derive(Debug, Clone)]
-pub(crate) struct Decided {
-    pub(crate) digest: String,
-    pub(crate) approval: Approval,
 }
 
 impl Scope {

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures_util::future::BoxFuture;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::carry::{Carried, owner};
@@ -47,7 +46,7 @@ use crate::hook::{HookStep, OnFailure, Recovery};
 /// hook runs last, so the recorded text is what the model saw. A second hook, of the
 /// highest priority, records failures before any error hook replaces their message.
 /// The store failing blocks the call (fail closed): without the ledger, at most once
-/// cannot be promised. Entries expire after [`ttl`](EffectLedger::ttl) (7 days by
+/// cannot be promised. Entries expire after [`ttl`](EffectLedger::ttl) (30 days by
 /// default): a replay later than that runs the tool again.
 ///
 /// What it cannot promise: the effect and the "finished" write are two steps, so a crash
@@ -141,7 +140,7 @@ impl EffectLedger {
             tools: Vec::new(),
             all: false,
             destructive: true,
-            ttl: Duration::from_secs(7 * 24 * 3600),
+            ttl: Duration::from_secs(30 * 24 * 3600),
             reconcile: None,
         }
     }
@@ -169,7 +168,7 @@ impl EffectLedger {
         self
     }
 
-    /// How long entries are kept (default 7 days).
+    /// How long entries are kept (default 30 days, as long as a [`RunStore`](crate::durable::RunStore) keeps a paused run).
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
         self
@@ -225,23 +224,44 @@ impl IntoIterator for EffectLedger {
     }
 }
 
-/// What the store holds for a call.
-#[derive(Serialize, Deserialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
+/// What the store holds for a call, as text: `started {ms}`, `finished {ms}` then a line
+/// break and the result, or `failed {ms}` then the error as JSON (times in Unix
+/// milliseconds). Short to write on every covered call, and readable in `redis-cli`.
 enum Entry {
-    Started {
-        tool: String,
-        /// Unix milliseconds.
-        at: u64,
-    },
-    Finished {
-        tool: String,
-        at: u64,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        content: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        error: Option<ToolError>,
-    },
+    Started { at: u64 },
+    Finished { content: String },
+    Failed { error: ToolError },
+}
+
+impl Entry {
+    fn started() -> Vec<u8> {
+        format!("started {}", now_ms()).into_bytes()
+    }
+
+    fn finished(content: &str) -> Vec<u8> {
+        let mut bytes = format!("finished {}\n", now_ms()).into_bytes();
+        bytes.extend_from_slice(content.as_bytes());
+        bytes
+    }
+
+    fn failed(error: &ToolError) -> Vec<u8> {
+        let mut bytes = format!("failed {}\n", now_ms()).into_bytes();
+        bytes.extend(serde_json::to_vec(error).unwrap_or_default());
+        bytes
+    }
+
+    fn read(bytes: &[u8]) -> Option<Entry> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        let (head, body) = text.split_once('\n').unwrap_or((text, ""));
+        let (state, at) = head.split_once(' ')?;
+        let at: u64 = at.parse().ok()?;
+        match state {
+            "started" => Some(Entry::Started { at }),
+            "finished" => Some(Entry::Finished { content: body.to_owned() }),
+            "failed" => Some(Entry::Failed { error: serde_json::from_str(body).ok()? }),
+            _ => None,
+        }
+    }
 }
 
 fn now_ms() -> u64 {
@@ -267,10 +287,6 @@ impl Ledger {
     fn key(&self, idempotency_key: &str) -> String {
         format!("toolkit:{}:{idempotency_key}", self.0.name)
     }
-
-    fn started(tool: &str) -> Vec<u8> {
-        serde_json::to_vec(&Entry::Started { tool: tool.to_owned(), at: now_ms() }).unwrap_or_default()
-    }
 }
 
 fn in_doubt(key: &str, at: u64) -> ToolError {
@@ -294,30 +310,24 @@ impl BeforeHook for Ledger {
         let key = self.key(&idempotency_key);
         let config = &self.0;
         HookStep::Pending(Box::pin(async move {
-            let tool = call.tool().to_owned();
             // Twice at most: an entry that expires between the two reads is taken anew.
             for _ in 0..2 {
-                if config
-                    .store
-                    .set_if_absent(&key, Self::started(&tool), Some(config.ttl))
-                    .await
-                    .map_err(HookError::new)?
-                {
+                if config.store.set_if_absent(&key, Entry::started(), Some(config.ttl)).await.map_err(HookError::new)? {
                     Carried::put(call.extensions_mut(), owner(&self.0), Held(key));
                     return Ok(Decision::Continue);
                 }
                 let Some(bytes) = config.store.get(&key).await.map_err(HookError::new)? else { continue };
-                let entry: Entry = serde_json::from_slice(&bytes)
-                    .map_err(|e| HookError::new(format!("the ledger entry `{key}` is unreadable: {e}")))?;
+                let entry = Entry::read(&bytes)
+                    .ok_or_else(|| HookError::new(format!("the ledger entry `{key}` is unreadable")))?;
                 return match entry {
-                    Entry::Finished { error: Some(error), .. } => Ok(Decision::Fail(error)),
-                    Entry::Finished { content, .. } => Ok(Decision::Replay(Output::text(content.unwrap_or_default()))),
-                    Entry::Started { at, .. } => {
+                    Entry::Failed { error } => Ok(Decision::Fail(error)),
+                    Entry::Finished { content } => Ok(Decision::Replay(Output::text(content))),
+                    Entry::Started { at } => {
                         let Some(reconcile) = &config.reconcile else {
                             return Ok(Decision::Fail(in_doubt(&idempotency_key, at)));
                         };
                         let asked = InDoubt {
-                            tool: tool.clone(),
+                            tool: call.tool().to_owned(),
                             call_id: call.call_id().to_owned(),
                             idempotency_key: idempotency_key.clone(),
                             arguments: call.arguments().clone(),
@@ -325,16 +335,14 @@ impl BeforeHook for Ledger {
                         };
                         match reconcile(asked).await {
                             Reconciled::Happened(content) => {
-                                let entry =
-                                    Entry::Finished { tool, at: now_ms(), content: Some(content.clone()), error: None };
-                                let bytes = serde_json::to_vec(&entry).unwrap_or_default();
+                                let bytes = Entry::finished(&content);
                                 config.store.set(&key, bytes, Some(config.ttl)).await.map_err(HookError::new)?;
                                 Ok(Decision::Replay(Output::text(content)))
                             }
                             Reconciled::DidNotHappen => {
                                 config
                                     .store
-                                    .set(&key, Self::started(&tool), Some(config.ttl))
+                                    .set(&key, Entry::started(), Some(config.ttl))
                                     .await
                                     .map_err(HookError::new)?;
                                 Carried::put(call.extensions_mut(), owner(&self.0), Held(key));
@@ -355,13 +363,7 @@ impl AfterHook for Ledger {
         let Some(Held(key)) = Carried::take(out.extensions_mut(), owner(&self.0)) else {
             return HookStep::Ready(Ok(()));
         };
-        let entry = Entry::Finished {
-            tool: out.tool().to_owned(),
-            at: now_ms(),
-            content: Some(out.text().to_owned()),
-            error: None,
-        };
-        let bytes = serde_json::to_vec(&entry).unwrap_or_default();
+        let bytes = Entry::finished(out.text());
         let config = &self.0;
         HookStep::Pending(Box::pin(async move {
             config.store.set(&key, bytes, Some(config.ttl)).await.map_err(HookError::new)
@@ -377,15 +379,13 @@ impl ErrorHook for Ledger {
         let config = &self.0;
         let error = err.error().clone();
         let repeatable = err.retryable();
-        let tool = err.tool().to_owned();
         HookStep::Pending(Box::pin(async move {
             match error.kind {
                 // It may have done its work: leave it started, in doubt.
                 ErrorKind::TimedOut | ErrorKind::Panicked => {}
                 // Its own failure: the answer a replay gets, unless trying again is harmless.
                 ErrorKind::ToolFailed if !repeatable => {
-                    let entry = Entry::Finished { tool, at: now_ms(), content: None, error: Some(error) };
-                    let bytes = serde_json::to_vec(&entry).unwrap_or_default();
+                    let bytes = Entry::failed(&error);
                     config.store.set(&key, bytes, Some(config.ttl)).await.map_err(HookError::new)?;
                 }
                 // It never ran, or may run again: forget it.
