@@ -476,3 +476,90 @@ async fn oversized_bodies_are_refused_or_cut_not_read_whole() {
     let error = agent(server.client().build().unwrap()).run("hi").await.unwrap_err().to_string();
     assert!(error.len() < 2_000, "{} bytes", error.len());
 }
+
+/// A server that accepts the connection and closes it without a response was reached:
+/// the request is retried (a model call is safe to send again), and when every attempt
+/// is dropped the error says what happened, not "cannot reach … check OPENAI_BASE_URL"
+/// (before, that was the error, after one attempt).
+#[tokio::test]
+async fn a_connection_closed_before_the_response_is_retried_and_named_for_what_happened() {
+    let (base, requests) = support::provider::hanging_up(1, ok(reply_text("back again"))).await;
+    let client = || {
+        OpenAiCompatible::builder()
+            .base_url(format!("{base}/v1"))
+            .api_key("k")
+            .backoff(Duration::from_millis(5), Duration::from_millis(20))
+    };
+    let run = agent(client().build().unwrap()).run("hi").await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.text, "back again");
+    assert_eq!(requests.load(Ordering::SeqCst), 2, "the dropped request was sent again");
+
+    let (base, requests) = support::provider::hanging_up(usize::MAX, ok(reply_text("never"))).await;
+    let client = OpenAiCompatible::builder()
+        .base_url(format!("{base}/v1"))
+        .api_key("k")
+        .max_retries(2)
+        .backoff(Duration::from_millis(5), Duration::from_millis(20))
+        .build()
+        .unwrap();
+    let err = agent(client).run("hi").await.unwrap_err();
+    let AgentError::Model { source: source @ ModelError::ConnectionClosed { attempts, .. }, .. } = &err else {
+        panic!("expected ConnectionClosed, got {err:?}")
+    };
+    assert_eq!(*attempts, 3);
+    assert_eq!(requests.load(Ordering::SeqCst), 3);
+    let text = source.to_string();
+    assert!(
+        text.contains(&format!("the connection to {base}/v1/chat/completions closed before a complete response")),
+        "{text}"
+    );
+    assert!(!text.contains("cannot reach") && !text.contains("OPENAI_BASE_URL"), "{text}");
+}
+
+/// A gateway's HTML error page: the error keeps its text, without markup, cut to a
+/// readable head; a 501 (Not Implemented) is final, not retried. Before, the page was
+/// in the error whole and the 501 was sent four times.
+#[tokio::test]
+async fn an_html_error_page_is_cut_to_its_text_and_a_501_is_not_retried() {
+    let page = format!(
+        "<!DOCTYPE html>\n<html><head><title>501 Not Implemented</title>\n<style>body {{ font: 12px sans-serif; }}</style>\
+         <script>var tracking = \"x\";</script></head>\n<body>\n  <h1>Not Implemented</h1>\n  <p>The method &amp; path \
+         are not supported by this gateway.</p>\n<!-- build 1234 -->\n{}</body></html>",
+        "<p>padding paragraph with more words</p>\n".repeat(200)
+    );
+    let html = |status| Canned { status, headers: vec![], body: page.clone(), delay: Duration::ZERO };
+    let server = Server::start([html(501), html(501), html(501), html(501)]).await;
+    let err = agent(server.client().build().unwrap()).run("hi").await.unwrap_err();
+    assert_eq!(server.received().len(), 1, "a 501 is not retried");
+    let AgentError::Model { source: source @ ModelError::Server { status: 501, attempts: 1, message, .. }, .. } = &err
+    else {
+        panic!("expected a 501 Server error, got {err:?}")
+    };
+    assert!(
+        message.starts_with("501 Not Implemented Not Implemented The method & path are not supported"),
+        "{message}"
+    );
+    assert!(!message.contains('<') && !message.contains("tracking") && !message.contains("font:"), "{message}");
+    assert!(message.chars().count() <= 501 && message.ends_with('…'), "{} chars: {message}", message.len());
+    assert!(source.to_string().len() < 700, "{source}");
+}
+
+/// 408 (request timeout) and 409 (conflict) are retried, as OpenAI's and Anthropic's
+/// SDKs do; other 4xx are final.
+#[tokio::test]
+async fn a_408_and_a_409_are_retried_and_a_422_is_not() {
+    let server = Server::start([
+        status(408, json!({"error": {"message": "request timeout"}})),
+        status(409, json!({"error": {"message": "conflict"}})),
+        ok(reply_text("third time")),
+        status(422, json!({"error": {"message": "unprocessable"}})),
+        ok(reply_text("never")),
+    ])
+    .await;
+    let agent = agent(server.client().build().unwrap());
+    assert_eq!(agent.run("hi").await.unwrap().text, "third time");
+    assert_eq!(server.received().len(), 3);
+    let err = agent.run("hi").await.unwrap_err();
+    assert!(matches!(err, AgentError::Model { source: ModelError::Rejected { status: 422, .. }, .. }), "{err:?}");
+    assert_eq!(server.received().len(), 4);
+}

@@ -50,8 +50,9 @@ const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// | model | [`model`](AnthropicBuilder::model) | `TOOLKIT_MODEL` | `claude-sonnet-4-5` |
 /// | output limit | [`max_tokens`](AnthropicBuilder::max_tokens) | | 4096 |
 ///
-/// Retries, timeouts and errors are those of every HTTP client here: a 429, 5xx or
-/// 529 (overloaded) is retried with backoff, honouring `retry-after`; a missing key,
+/// Retries, timeouts and errors are those of every HTTP client here: a 408, 409, 429,
+/// 5xx (but 501) or 529 (overloaded), or a connection closed before the response, is
+/// retried with backoff, honouring `retry-after`; a missing key,
 /// refused connection or timeout fails at once with a message naming what to fix; the
 /// key (sent as `x-api-key`) is scrubbed from every message.
 ///

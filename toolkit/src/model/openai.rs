@@ -40,11 +40,13 @@ pub(crate) const OPENAI_DEFAULTS: Defaults = Defaults {
 ///
 /// Each request sends the tool specs in the Chat Completions shape (strict when the
 /// request asks for it), `tool_choice` and `parallel_tool_calls`, and parses every
-/// tool call of the reply. A 429 or 5xx is retried with exponential backoff and full
-/// jitter, honouring `Retry-After` / `retry-after-ms` (up to 60 s; a longer wait
-/// returns the error at once); a request that gets no complete response within the
-/// timeout fails with [`ModelError::Timeout`], and is not retried (it already took the
-/// whole timeout). A refused connection fails at once with the URL.
+/// tool call of the reply. A 408, 409, 429 or 5xx (but 501), or a connection closed
+/// before the response, is retried with exponential backoff and full jitter, honouring
+/// `Retry-After` / `retry-after-ms` (up to
+/// [`max_retry_wait`](OpenAiCompatibleBuilder::max_retry_wait), 60 s by default; a
+/// longer wait returns the error at once); a request that gets no complete response
+/// within the timeout fails with [`ModelError::Timeout`], and is not retried (it
+/// already took the whole timeout). A refused connection fails at once with the URL.
 ///
 /// The key is only ever sent in the `Authorization` header: it is scrubbed from every
 /// error message (a provider may echo it back) and never logged or printed by `Debug`.
