@@ -1,8 +1,8 @@
 //! `OpenAiCompatible` streaming against a local server that sends Chat Completions
 //! server-sent events: text in pieces, tool calls split across many chunks and
 //! interleaved, a rate-limit retry before the stream, and the bad streams (cut, not
-//! JSON, an error mid-stream) as errors that say what went wrong; unknown event names
-//! are skipped.
+//! JSON) and the server's error mid-stream as errors that say what went wrong; unknown
+//! event names are skipped.
 
 mod support;
 
@@ -165,10 +165,19 @@ async fn an_event_that_is_not_json_is_an_error_naming_it() {
 
 #[tokio::test]
 async fn an_error_mid_stream_is_reported_with_the_servers_words() {
+    // No type given: the error is still the server's, not a malformed reply.
     let (events, _server) =
         stream_run(vec![sse(&[text("par"), json!({"error": {"message": "the model is overloaded"}})], false)]).await;
-    let message = stream_error(&events);
-    assert!(message.contains("the server reported an error mid-stream: the model is overloaded"), "{message}");
+    match outcome(&events) {
+        Err(AgentError::Model {
+            source: error @ ModelError::StreamError { kind, message, after_output: true, .. },
+            ..
+        }) => {
+            assert_eq!((kind.as_str(), message.as_str()), ("error", "the model is overloaded"));
+            assert!(error.to_string().contains("reported an error mid-stream (error)"), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[tokio::test]

@@ -27,7 +27,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::http::{Auth, Defaults, Settings, Transport, head, unique};
-use super::sse::{self, Chunks};
+use super::sse::{self, Chunks, Problem};
 use super::{
     AssistantMessage, FinishReason, Message, Model, ModelError, ModelEvent, ModelReply, ModelRequest, ModelStream,
     ResponseFormat, ToolChoice, Usage,
@@ -51,8 +51,9 @@ const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// | output limit | [`max_tokens`](AnthropicBuilder::max_tokens) | | 4096 |
 ///
 /// Retries, timeouts and errors are those of every HTTP client here: a 408, 409, 429,
-/// 5xx (but 501) or 529 (overloaded), or a connection closed before the response, is
-/// retried with backoff, honouring `retry-after`; a missing key,
+/// 5xx (but 501) or 529 (overloaded), a connection closed before the response, and an
+/// `overloaded_error` (or `api_error`, `rate_limit_error`) event before any of a
+/// streamed reply is retried with backoff, honouring `retry-after`; a missing key,
 /// refused connection or timeout fails at once with a message naming what to fix; the
 /// key (sent as `x-api-key`) is scrubbed from every message.
 ///
@@ -298,7 +299,7 @@ struct WireUsage {
 }
 
 /// A streamed Messages-API reply being put together.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct ClaudeChunks {
     /// Content blocks by index: `Some((id, name, input so far))` for `tool_use`.
     blocks: Vec<Option<(String, String, String)>>,
@@ -313,7 +314,7 @@ struct ClaudeChunks {
 const MAX_BLOCKS: usize = 1024;
 
 impl Chunks for ClaudeChunks {
-    fn event(&mut self, name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, String> {
+    fn event(&mut self, name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, Problem> {
         let event: Value = match name {
             "message_start"
             | "content_block_start"
@@ -327,8 +328,8 @@ impl Chunks for ClaudeChunks {
         let index = || event["index"].as_u64().map(|i| i as usize).filter(|i| *i < MAX_BLOCKS);
         match name {
             "error" => {
-                let message = event["error"]["message"].as_str().unwrap_or("no reason given");
-                return Err(format!("the server reported an error mid-stream: {message}"));
+                // `{"type": "error", "error": {"type": "overloaded_error", "message": ...}}`
+                return Err(Problem::reported(&[&event["error"]["type"]], &event["error"]["message"]));
             }
             "message_start" => {
                 let usage = &event["message"]["usage"];
@@ -369,7 +370,7 @@ impl Chunks for ClaudeChunks {
                     Some("input_json_delta") => {
                         let fragment = delta["partial_json"].as_str().unwrap_or_default();
                         let Some(Some(block)) = self.blocks.get_mut(index) else {
-                            return Err(format!("input for block {index}, which is not a tool_use block"));
+                            return Err(format!("input for block {index}, which is not a tool_use block").into());
                         };
                         block.2.push_str(fragment);
                         out.push_back(ModelEvent::ToolCallDelta {

@@ -28,7 +28,7 @@ use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 
 use super::http::{Auth, Defaults, Settings, Transport, head, unique};
-use super::sse::{self, Chunks};
+use super::sse::{self, Chunks, Problem};
 use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
 use super::{ModelEvent, ModelStream};
 use crate::{Target, ToolCall};
@@ -272,7 +272,7 @@ fn stream_url(url: &str) -> String {
 }
 
 /// A streamed Gemini reply: each event a reply of its own.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct GeminiChunks {
     calls: Vec<ToolCall>,
     usage: Usage,
@@ -280,11 +280,11 @@ struct GeminiChunks {
 }
 
 impl Chunks for GeminiChunks {
-    fn event(&mut self, _name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, String> {
+    fn event(&mut self, _name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, Problem> {
         let value: Value = serde_json::from_str(data).map_err(|e| format!("not a Gemini reply: {e}"))?;
         if let Some(error) = value.get("error") {
-            let message = error["message"].as_str().unwrap_or("no reason given");
-            return Err(format!("the server reported an error mid-stream: {message}"));
+            // `{"error": {"code": 503, "message", "status": "UNAVAILABLE"}}`
+            return Err(Problem::reported(&[&error["status"], &error["code"]], &error["message"]));
         }
         if value.get("candidates").is_none() && value.get("promptFeedback").is_none() {
             // A chunk with only usage (or nothing this client reads).

@@ -114,7 +114,9 @@ macro_rules! builder_setters {
         }
 
         /// How many times a request is retried (default 3): after a 408, 409, 429 or
-        /// 5xx other than 501, or a connection closed before the whole reply came.
+        /// 5xx other than 501, a connection closed before the whole reply came, or an
+        /// error the provider reports as transient (overloaded, internal error, rate
+        /// limit) at the start of a streamed reply, before any of it reached the caller.
         pub fn max_retries(mut self, retries: u32) -> Self {
             self.settings.max_retries = Some(retries);
             self
@@ -254,12 +256,15 @@ impl Transport {
 
     /// POSTs `body` as JSON for a stream, retrying as [`post`](Self::post) does; the
     /// first successful response, its body unread. The timeout covers the wait for its
-    /// headers only (the caller times each wait between its events).
+    /// headers only (the caller times each wait between its events). `attempts` counts
+    /// the requests made, across calls: a stream that is asked for again (after an
+    /// error the provider reported before any output) shares one budget of retries.
     pub(crate) async fn send_streaming<B: Serialize + ?Sized>(
         &self,
         body: &B,
+        attempts: &mut u32,
     ) -> Result<reqwest::Response, ModelError> {
-        self.send(body, Covers::Headers, &mut 0, |response| std::future::ready(Ok(response))).await
+        self.send(body, Covers::Headers, attempts, |response| std::future::ready(Ok(response))).await
     }
 
     /// POSTs `body` as JSON until an attempt succeeds or may not be retried; `read`

@@ -9,9 +9,10 @@
 //! - `Anthropic` (feature `anthropic`) speaks the Anthropic Messages API (Claude).
 //! - `Gemini` (feature `gemini`) speaks the Gemini API (`generateContent`).
 //!
-//! The HTTP clients share one transport: 408, 409, 429, 5xx but 501, and a connection
-//! closed before the reply are retried with backoff, honouring the provider's wait
-//! (`retry-after`, Gemini's `RetryInfo`) up to a limit; a missing key, a refused
+//! The HTTP clients share one transport: 408, 409, 429, 5xx but 501, a connection
+//! closed before the reply, and an error a stream reports as transient before any of
+//! the reply reached the caller are retried with backoff, honouring the provider's
+//! wait (`retry-after`, Gemini's `RetryInfo`) up to a limit; a missing key, a refused
 //! connection or a timeout fails at once with a message naming the variable or the
 //! URL; the key never appears in an error, and a provider's error page is cut to a
 //! readable head.
@@ -505,6 +506,33 @@ pub enum ModelError {
         attempts: u32,
         /// What the network stack said.
         message: String,
+    },
+    /// The provider reported an error in the middle of a streamed reply: Anthropic's
+    /// `event: error`, an `error` object in an OpenAI or Gemini stream, the Responses
+    /// API's `error` or `response.failed` event.
+    ///
+    /// An error the provider marks as transient (overloaded, an internal or server
+    /// error, a rate limit, a timeout) is retried like a 5xx, with the same backoff and
+    /// budget, but only while none of the reply has reached the caller. Once some has
+    /// (`after_output`), the request is never retried: a retry would send the caller
+    /// text or calls it already has, from a reply that may differ. The caller then
+    /// decides, knowing that what it received is cut (the agent loop ends the run with
+    /// this error; its transcript holds the turns before).
+    #[error("{url} reported an error mid-stream ({kind}) after {attempts} attempts: {message}")]
+    StreamError {
+        /// The endpoint.
+        url: String,
+        /// The provider's type for it: Anthropic's `error.type` (`overloaded_error`),
+        /// OpenAI's `type` or `code` (`server_error`), Gemini's `status`
+        /// (`UNAVAILABLE`); `error` when it gave none.
+        kind: String,
+        /// The provider's message.
+        message: String,
+        /// Requests made.
+        attempts: u32,
+        /// Whether part of the reply had reached the caller before the error (then it
+        /// was not retried).
+        after_output: bool,
     },
     /// No complete response within the request timeout.
     #[error("no response from {url} within {timeout:?}")]

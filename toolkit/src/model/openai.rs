@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::http::{Auth, Defaults, Settings, Transport, head, unique};
-use super::sse::{self, Chunks};
+use super::sse::{self, Chunks, Problem};
 use super::{
     AssistantMessage, FinishReason, Message, Model, ModelError, ModelEvent, ModelReply, ModelRequest, ModelStream,
     Usage,
@@ -315,7 +315,7 @@ struct StreamFunction {
 
 /// A streamed reply being put together: the calls in the order they began, the finish
 /// reason, usage.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct ChatChunks {
     calls: Vec<(Option<String>, String, String)>,
     /// For each `index` the server used, the call its pieces go to now (`usize::MAX`:
@@ -335,7 +335,7 @@ impl Chunks for ChatChunks {
         name: &str,
         data: &str,
         out: &mut std::collections::VecDeque<ModelEvent>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, Problem> {
         if name != "message" {
             // Chat Completions sends unnamed events only; others are not for this client.
             return Ok(false);
@@ -347,8 +347,11 @@ impl Chunks for ChatChunks {
         let chunk: StreamChunk =
             serde_json::from_str(data).map_err(|e| format!("not a Chat Completions chunk: {e}"))?;
         if let Some(error) = chunk.error {
-            let message = error.get("message").and_then(Value::as_str).unwrap_or("no reason given");
-            return Err(format!("the server reported an error mid-stream: {message}"));
+            // `{"error": {"message", "type", "code"}}`; some servers send the message alone.
+            if let Value::String(message) = &error {
+                return Err(Problem::reported(&[], &Value::String(message.clone())));
+            }
+            return Err(Problem::reported(&[&error["type"], &error["code"]], &error["message"]));
         }
         if let Some(u) = chunk.usage {
             self.usage = Usage {
@@ -367,7 +370,7 @@ impl Chunks for ChatChunks {
             }
             for call in delta.tool_calls {
                 if call.index >= MAX_STREAMED_CALLS {
-                    return Err(format!("a tool call at index {} (at most {MAX_STREAMED_CALLS})", call.index));
+                    return Err(format!("a tool call at index {} (at most {MAX_STREAMED_CALLS})", call.index).into());
                 }
                 if self.lanes.len() <= call.index {
                     self.lanes.resize(call.index + 1, usize::MAX);
@@ -379,7 +382,7 @@ impl Chunks for ChatChunks {
                     || matches!((&call.id, &self.calls[*lane].0), (Some(id), Some(open)) if id != open);
                 if new {
                     if self.calls.len() >= MAX_STREAMED_CALLS {
-                        return Err(format!("more than {MAX_STREAMED_CALLS} tool calls in one reply"));
+                        return Err(format!("more than {MAX_STREAMED_CALLS} tool calls in one reply").into());
                     }
                     *lane = self.calls.len();
                     self.calls.push(Default::default());

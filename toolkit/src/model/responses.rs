@@ -25,7 +25,7 @@ use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 
 use super::http::{Settings, Transport, head, unique};
-use super::sse::{self, Chunks};
+use super::sse::{self, Chunks, Problem};
 use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
 use super::{ModelEvent, ModelStream};
 use crate::ToolCall;
@@ -215,7 +215,7 @@ struct WireUsage {
 
 /// A streamed Responses-API reply: deltas as they come, the reply itself from the
 /// final event.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct ResponsesChunks {
     /// Output indexes of function calls, in the order they were added.
     calls: Vec<u64>,
@@ -224,7 +224,7 @@ struct ResponsesChunks {
 }
 
 impl Chunks for ResponsesChunks {
-    fn event(&mut self, name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, String> {
+    fn event(&mut self, name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, Problem> {
         let event: Value = serde_json::from_str(data).map_err(|e| format!("not a Responses API event: {e}"))?;
         // The type is in the data; the `event:` line, when sent, says the same.
         let kind = event["type"].as_str().unwrap_or(name);
@@ -270,12 +270,15 @@ impl Chunks for ResponsesChunks {
                 return Ok(true);
             }
             "response.failed" => {
-                let message = event["response"]["error"]["message"].as_str().unwrap_or("no reason given");
-                return Err(format!("the response failed: {message}"));
+                let error = &event["response"]["error"];
+                return Err(Problem::reported(&[&error["code"], &error["type"]], &error["message"]));
             }
             "error" => {
-                let message = event["message"].as_str().unwrap_or("no reason given");
-                return Err(format!("the server reported an error mid-stream: {message}"));
+                // `{"type": "error", "code", "message"}`, or the error object nested.
+                let error = if event["error"].is_object() { &event["error"] } else { &event };
+                let kinds = [&error["code"], &error["type"]];
+                let kinds: Vec<&Value> = kinds.into_iter().filter(|k| k.as_str() != Some("error")).collect();
+                return Err(Problem::reported(&kinds, &error["message"]));
             }
             _ => {}
         }
