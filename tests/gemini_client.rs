@@ -1,5 +1,6 @@
 //! `Gemini` against a real HTTP server on 127.0.0.1 that speaks the Gemini API (the
-//! shapes of its reference): the wait it asks for in the body of a 429.
+//! shapes of its reference): the wait it asks for in the body of a 429, and the error
+//! form of a function response.
 
 mod support;
 
@@ -32,8 +33,19 @@ fn add(
     a + b
 }
 
+/// Divide two integers.
+#[tool]
+fn divide(
+    /// The dividend.
+    a: i64,
+    /// The divisor.
+    b: i64,
+) -> Result<i64, String> {
+    a.checked_div(b).ok_or_else(|| "cannot divide by zero".to_string())
+}
+
 fn agent(model: Gemini) -> Agent {
-    Agent::builder(model, toolbox![add]).build().unwrap()
+    Agent::builder(model, toolbox![add, divide]).build().unwrap()
 }
 
 fn usage() -> Value {
@@ -87,4 +99,25 @@ async fn a_wait_over_the_limit_fails_at_once_saying_how_long() {
     assert_eq!(server.received().len(), 1);
     let text = source.to_string();
     assert!(text.contains("You exceeded your current quota.; the provider asked to wait 17s"), "{text}");
+}
+
+/// A failed call goes back in the form Gemini documents for errors,
+/// `response: {"error": ...}`, and a result as `response: {"output": ...}`. Before,
+/// both were `output`: the model could not tell a failure from a result.
+#[tokio::test]
+async fn a_failed_call_goes_back_as_an_error_response() {
+    let calls = json!({"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"id": "c1", "name": "divide", "args": {"a": 1, "b": 0}}},
+        {"functionCall": {"id": "c2", "name": "add", "args": {"a": 1, "b": 1}}}
+    ]}, "finishReason": "STOP"}]});
+    let server = Provider::start(PATH, [ok(calls), ok(text_reply("Cannot divide; 2."))]).await;
+    let run = agent(client(&server).build().unwrap()).run("1/0, 1+1").await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.text, "Cannot divide; 2.");
+    let received = server.received();
+    let results = &received[1].body["contents"][2]["parts"];
+    assert_eq!(
+        results[0]["functionResponse"],
+        json!({"name": "divide", "id": "c1", "response": {"error": "cannot divide by zero"}})
+    );
+    assert_eq!(results[1]["functionResponse"], json!({"name": "add", "id": "c2", "response": {"output": "2"}}));
 }

@@ -563,3 +563,27 @@ async fn a_408_and_a_409_are_retried_and_a_422_is_not() {
     assert!(matches!(err, AgentError::Model { source: ModelError::Rejected { status: 422, .. }, .. }), "{err:?}");
     assert_eq!(server.received().len(), 4);
 }
+
+/// Chat Completions has no error flag on a tool message: a failed call is sent as its
+/// text alone (a server that checks fields would refuse `is_error`), while the
+/// transcript keeps the flag for the providers that take one.
+#[tokio::test]
+async fn a_failed_call_goes_without_is_error_and_the_transcript_keeps_the_flag() {
+    let server = Server::start([
+        ok(reply_calls(&[("call_bad", "add", r#"{"a": 1}"#), ("call_ok", "add", r#"{"a": 1, "b": 2}"#)])),
+        ok(reply_text("done")),
+    ])
+    .await;
+    let run = agent(server.client().build().unwrap()).run("add").await.unwrap();
+    let sent = &server.received()[1].body["messages"];
+    assert_eq!(sent[3]["tool_call_id"], "call_bad");
+    assert!(sent[3]["content"].as_str().unwrap().contains("missing required field `b`"), "{}", sent[3]);
+    for message in sent.as_array().unwrap() {
+        assert!(message.get("is_error").is_none(), "{message}");
+    }
+    let transcript = serde_json::to_value(&run.messages).unwrap();
+    assert_eq!(transcript[3]["is_error"], json!(true));
+    assert!(transcript[4].get("is_error").is_none(), "written only when true: {}", transcript[4]);
+    let back: Vec<Message> = serde_json::from_value(transcript).unwrap();
+    assert_eq!(back, run.messages, "the transcript reads back as it was");
+}

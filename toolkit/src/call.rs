@@ -110,7 +110,9 @@ impl ToolResult {
         self.error.as_ref().map(|e| e.kind)
     }
 
-    /// The `role: "tool"` message of the OpenAI Chat Completions wire format.
+    /// The `role: "tool"` message of the OpenAI Chat Completions wire format, which has
+    /// no error flag (the error is in the text; [`Message::tool`](crate::model::Message::tool)
+    /// keeps the flag for the providers that take one).
     ///
     /// ```
     /// let r = toolkit::ToolResult::ok("call_1", "now", "12:00");

@@ -8,7 +8,7 @@
 //! | `Message::System` | the top-level `system` (several are joined by a blank line) |
 //! | `Message::User` | a `user` message with a `text` block |
 //! | `Message::Assistant` | an `assistant` message: a `text` block, then one `tool_use` block per call (`input` is the arguments object) |
-//! | consecutive `Message::Tool` | one `user` message of `tool_result` blocks, in order (the API wants every result of a turn in the next message) |
+//! | consecutive `Message::Tool` | one `user` message of `tool_result` blocks, in order (the API wants every result of a turn in the next message), with `is_error: true` for a failed call |
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `tool_choice` `auto` / `none` / `any` / `tool` |
 //! | `parallel_tool_calls: false` | `disable_parallel_tool_use: true` |
 //! | tools | [`Target::Anthropic`] exports (`name`, `description`, `input_schema`) |
@@ -231,8 +231,12 @@ fn messages(conversation: &[Message]) -> (String, Vec<Value>) {
         match message {
             Message::System { content } => system.push(content.as_str()),
             Message::User { content } => push("user", vec![json!({"type": "text", "text": content})]),
-            Message::Tool { tool_call_id, content } => {
-                push("user", vec![json!({"type": "tool_result", "tool_use_id": tool_call_id, "content": content})]);
+            Message::Tool { tool_call_id, content, is_error } => {
+                let mut block = json!({"type": "tool_result", "tool_use_id": tool_call_id, "content": content});
+                if *is_error {
+                    block["is_error"] = Value::Bool(true);
+                }
+                push("user", vec![block]);
             }
             Message::Assistant(assistant) => {
                 let mut blocks = Vec::new();
@@ -495,8 +499,8 @@ mod tests {
                 tool_calls: vec![ToolCall::new("t1", "add", r#"{"a":1}"#), ToolCall::new("t2", "mul", "not json")],
                 refusal: None,
             }),
-            Message::Tool { tool_call_id: "t1".into(), content: "2".into() },
-            Message::Tool { tool_call_id: "t2".into(), content: "error".into() },
+            Message::Tool { tool_call_id: "t1".into(), content: "2".into(), is_error: false },
+            Message::Tool { tool_call_id: "t2".into(), content: "error".into(), is_error: true },
             Message::user("Thanks."),
         ];
         let (system, messages) = messages(&conversation);
@@ -509,7 +513,10 @@ mod tests {
         assert_eq!(messages[1]["content"][2]["input"], json!({}));
         let results = &messages[2]["content"];
         assert_eq!(results[0], json!({"type": "tool_result", "tool_use_id": "t1", "content": "2"}));
-        assert_eq!(results[1]["tool_use_id"], "t2");
+        assert_eq!(
+            results[1],
+            json!({"type": "tool_result", "tool_use_id": "t2", "content": "error", "is_error": true})
+        );
         assert_eq!(results[2], json!({"type": "text", "text": "Thanks."}));
     }
 

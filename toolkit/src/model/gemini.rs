@@ -5,7 +5,7 @@
 //! | `Message::System` | `systemInstruction` (several are joined by a blank line) |
 //! | `Message::User` | a `user` content with a `text` part |
 //! | `Message::Assistant` | a `model` content: a `text` part, then one `functionCall` part per call (`args` is the arguments object) |
-//! | consecutive `Message::Tool` | one `user` content of `functionResponse` parts (`name` from the call it answers, `response: {"output": text}`) |
+//! | consecutive `Message::Tool` | one `user` content of `functionResponse` parts (`name` from the call it answers, `response: {"output": text}`, or `{"error": text}` for a failed call) |
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `functionCallingConfig.mode` `AUTO` / `NONE` / `ANY` / `ANY` with `allowedFunctionNames: [name]` |
 //! | tools | one `functionDeclarations` list of [`Target::Gemini`] exports (`parameters`, or `parametersJsonSchema` where the OpenAPI subset would cut the schema) |
 //!
@@ -194,9 +194,11 @@ fn contents(conversation: &[Message]) -> (String, Vec<Value>) {
                 }
                 push("model", parts);
             }
-            Message::Tool { tool_call_id, content } => {
+            Message::Tool { tool_call_id, content, is_error } => {
                 let name = names.iter().rev().find(|(id, _)| id == tool_call_id).map_or("", |(_, name)| *name);
-                let mut response = json!({"name": name, "response": {"output": content}});
+                // Gemini's documented keys: `output` for a result, `error` for a failure.
+                let key = if *is_error { "error" } else { "output" };
+                let mut response = json!({"name": name, "response": {key: content}});
                 if !tool_call_id.starts_with(MADE_UP_ID) {
                     response["id"] = Value::from(tool_call_id.as_str());
                 }
@@ -381,8 +383,8 @@ mod tests {
                 ToolCall::new("gemini-7", "add", r#"{"a":1}"#),
                 ToolCall::new("fc_2", "mul", r#"{"a":2}"#),
             ])),
-            Message::Tool { tool_call_id: "gemini-7".into(), content: "2".into() },
-            Message::Tool { tool_call_id: "fc_2".into(), content: "4".into() },
+            Message::Tool { tool_call_id: "gemini-7".into(), content: "2".into(), is_error: false },
+            Message::Tool { tool_call_id: "fc_2".into(), content: "4".into(), is_error: false },
         ];
         let (system, contents) = contents(&conversation);
         assert_eq!(system, "Be brief.");

@@ -1,6 +1,11 @@
 //! The conversation, in the Chat Completions wire format: the one format every provider
 //! of that API reads, so a transcript can be sent, stored and replayed as is (the other
 //! clients translate it).
+//!
+//! A failed tool call's `is_error: true` is kept beside that format on its `role: "tool"`
+//! message, written only when true, so a transcript without failures is plain Chat
+//! Completions: Anthropic takes it as `is_error`, Gemini as the error form of a function
+//! response; the Chat Completions client leaves it out.
 
 use serde::{Deserialize, Serialize};
 
@@ -34,7 +39,17 @@ pub enum Message {
         tool_call_id: String,
         /// The result's text (or the error the model can act on).
         content: String,
+        /// Whether the call failed (its content is then the error). Sent as Anthropic's
+        /// `is_error` and as Gemini's error form of a function response; Chat Completions
+        /// and the Responses API have no such flag, and their clients leave it out. On
+        /// the wire here, written only when `true`.
+        #[serde(default, skip_serializing_if = "is_false")]
+        is_error: bool,
     },
+}
+
+fn is_false(flag: &bool) -> bool {
+    !*flag
 }
 
 impl Message {
@@ -53,9 +68,23 @@ impl Message {
         Message::Assistant(AssistantMessage::text(content))
     }
 
-    /// The `role: "tool"` message for a result.
+    /// The `role: "tool"` message for a result, flagged as an error when the call
+    /// failed.
+    ///
+    /// ```
+    /// use toolkit::model::Message;
+    /// use toolkit::{ErrorKind, ToolError, ToolResult};
+    /// let failed = ToolResult::failed("call_1", "now", ToolError::new(ErrorKind::ToolFailed, "no clock"));
+    /// assert!(matches!(Message::tool(&failed), Message::Tool { is_error: true, .. }));
+    /// let ok = Message::tool(&ToolResult::ok("call_2", "now", "12:00"));
+    /// assert_eq!(serde_json::to_string(&ok).unwrap(), r#"{"role":"tool","tool_call_id":"call_2","content":"12:00"}"#);
+    /// ```
     pub fn tool(result: &ToolResult) -> Self {
-        Message::Tool { tool_call_id: result.call_id.clone(), content: result.content.clone() }
+        Message::Tool {
+            tool_call_id: result.call_id.clone(),
+            content: result.content.clone(),
+            is_error: result.is_error(),
+        }
     }
 
     /// The text of a system, user, tool or assistant message (`None` for an assistant

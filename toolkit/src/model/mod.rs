@@ -255,7 +255,7 @@ pub(crate) fn trailing_tool_results(messages: &[Message]) -> Vec<(&str, &str)> {
     messages[start..]
         .iter()
         .filter_map(|m| match m {
-            Message::Tool { tool_call_id, content } => Some((tool_call_id.as_str(), content.as_str())),
+            Message::Tool { tool_call_id, content, .. } => Some((tool_call_id.as_str(), content.as_str())),
             _ => None,
         })
         .collect()

@@ -128,7 +128,7 @@ impl OpenAiCompatibleBuilder {
 #[derive(Serialize)]
 struct Body<'a> {
     model: &'a str,
-    messages: &'a [Message],
+    messages: ChatMessages<'a>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -152,7 +152,7 @@ impl<'a> Body<'a> {
         let with_tools = !tools.is_empty();
         Body {
             model,
-            messages: request.messages,
+            messages: ChatMessages(request.messages),
             tool_choice: with_tools.then(|| request.tool_choice.to_json()),
             parallel_tool_calls: with_tools.then_some(request.parallel_tool_calls),
             tools,
@@ -166,6 +166,35 @@ impl<'a> Body<'a> {
             stream: None,
             stream_options: None,
         }
+    }
+}
+
+/// The conversation as Chat Completions messages: as it serializes, but for a failed
+/// call's `is_error`, which that API has no field for (some servers refuse fields they
+/// do not know); the failure is in the message's text. Gemini's thought signatures
+/// do not know); the failure is in the message's text.
+struct ChatMessages<'a>(&'a [Message]);
+
+impl Serialize for ChatMessages<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+
+        struct Chat<'a>(&'a Message);
+        impl Serialize for Chat<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self.0 {
+                    Message::Tool { tool_call_id, content, .. } => {
+                        let mut map = s.serialize_map(Some(3))?;
+                        map.serialize_entry("role", "tool")?;
+                        map.serialize_entry("tool_call_id", tool_call_id)?;
+                        map.serialize_entry("content", content)?;
+                        map.end()
+                    }
+                    other => other.serialize(s),
+                }
+            }
+        }
+        s.collect_seq(self.0.iter().map(Chat))
     }
 }
 

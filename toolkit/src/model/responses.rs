@@ -5,7 +5,7 @@
 //! | `Message::System` | `instructions` (several are joined by a blank line) |
 //! | `Message::User` | an input message `{"role": "user", "content": ...}` |
 //! | `Message::Assistant` | an assistant message for its text, then one `function_call` item per call |
-//! | `Message::Tool` | a `function_call_output` item (`call_id`, `output`) |
+//! | `Message::Tool` | a `function_call_output` item (`call_id`, `output`; the API has no error flag: a failure is told by its text) |
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `tool_choice` `auto` / `none` / `required` / `{"type": "function", "name"}` |
 //! | tools | [`Target::OpenAiResponses`](crate::Target::OpenAiResponses) exports (`strict` per tool, or for all when the request asks) |
 //!
@@ -122,7 +122,7 @@ fn body(model: &str, request: &ModelRequest<'_>) -> Value {
                     }));
                 }
             }
-            Message::Tool { tool_call_id, content } => {
+            Message::Tool { tool_call_id, content, .. } => {
                 input.push(json!({"type": "function_call_output", "call_id": tool_call_id, "output": content}));
             }
         }
@@ -349,7 +349,7 @@ mod tests {
             Message::system("Be brief."),
             Message::user("Add."),
             Message::Assistant(AssistantMessage::calls(vec![ToolCall::new("c1", "add", r#"{"a":1}"#)])),
-            Message::Tool { tool_call_id: "c1".into(), content: "2".into() },
+            Message::Tool { tool_call_id: "c1".into(), content: "2".into(), is_error: false },
         ];
         let body = body("m", &ModelRequest::new(&conversation, &[]));
         assert_eq!(body["instructions"], "Be brief.");
