@@ -1,6 +1,7 @@
 //! `Gemini` against a real HTTP server on 127.0.0.1 that speaks the Gemini API (the
-//! shapes of its reference): the wait it asks for in the body of a 429, and the error
-//! form of a function response.
+//! shapes of its reference): what Gemini 3 checks that other providers do not (thought
+//! signatures sent back on the parts they came on), the wait it asks for in the body of
+//! a 429, and the error form of a function response.
 
 mod support;
 
@@ -9,10 +10,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use support::provider::{Canned, Provider, ok, status};
 use toolkit::agent::{Agent, AgentError};
-use toolkit::model::{Gemini, GeminiBuilder, ModelError};
+use toolkit::model::{Gemini, GeminiBuilder, Message, ModelError, StreamExt};
 use toolkit::prelude::*;
 
 const PATH: &str = "/v1beta/models/gemini-3-test:generateContent";
+const STREAM_PATH: &str = "/v1beta/models/gemini-3-test:streamGenerateContent";
 
 fn client(server: &Provider) -> GeminiBuilder {
     Gemini::builder()
@@ -55,6 +57,97 @@ fn usage() -> Value {
 fn text_reply(text: &str) -> Value {
     json!({"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}],
            "usageMetadata": usage()})
+}
+
+/// What Gemini 3 checks: each `functionCall` part of the history carries the signature
+/// it came with (here `sig-add` on the first call, none on its parallel sibling, as
+/// Gemini sends them), and the text part carries the text's (`sig-text`). Anything
+/// else is refused, as Gemini refuses it.
+fn signatures_echoed(body: &Value) -> Result<(), String> {
+    for content in body["contents"].as_array().into_iter().flatten().filter(|c| c["role"] == "model") {
+        for part in content["parts"].as_array().into_iter().flatten() {
+            let signature = part.get("thoughtSignature").and_then(Value::as_str);
+            let expected = match (&part["functionCall"]["name"], &part["text"]) {
+                (Value::String(name), _) if name == "add" => Some("sig-add"),
+                (Value::String(_), _) => None,
+                (_, Value::String(_)) => Some("sig-text"),
+                _ => return Err(format!("a part this test does not send: {part}")),
+            };
+            if signature != expected {
+                return Err(format!(
+                    "Function call is missing a thought_signature in functionCall parts (expected {expected:?} on {part})"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The calls Gemini 3 sends at turn 1: the first with a signature, its sibling without;
+/// text before them, whose signature comes on an empty text part at the end.
+fn turn_one_parts() -> Vec<Value> {
+    vec![
+        json!({"text": "Let me add and divide."}),
+        json!({"functionCall": {"name": "add", "args": {"a": 2, "b": 3}}, "thoughtSignature": "sig-add"}),
+        json!({"functionCall": {"name": "divide", "args": {"a": 6, "b": 3}}}),
+        json!({"text": "", "thoughtSignature": "sig-text"}),
+    ]
+}
+
+/// Before, `thoughtSignature` was dropped when the reply was read: turn 2 went without
+/// it and Gemini 3 refused it (400 "Function call is missing a thought_signature").
+#[tokio::test]
+async fn a_thought_signature_goes_back_on_the_part_it_came_on() {
+    let turn_one = json!({"candidates": [{"content": {"role": "model", "parts": turn_one_parts()},
+                                          "finishReason": "STOP"}], "usageMetadata": usage()});
+    let server = Provider::start_checked(PATH, [ok(turn_one), ok(text_reply("5 and 2."))], signatures_echoed).await;
+    let run = agent(client(&server).build().unwrap()).run("2 + 3, 6 / 3?").await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.text, "5 and 2.");
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    let model_turn = &received[1].body["contents"][1];
+    assert_eq!(model_turn["parts"][1]["thoughtSignature"], "sig-add", "{model_turn}");
+
+    // The transcript keeps them (in the shape of Gemini's OpenAI-compatible API), and
+    // reads back with them: a stored run can go on.
+    let transcript = serde_json::to_value(&run.messages).unwrap();
+    let assistant = &transcript[1];
+    assert_eq!(assistant["extra_content"], json!({"google": {"thought_signature": "sig-text"}}));
+    assert_eq!(assistant["tool_calls"][0]["extra_content"], json!({"google": {"thought_signature": "sig-add"}}));
+    assert!(assistant["tool_calls"][1].get("extra_content").is_none(), "{assistant}");
+    let back: Vec<Message> = serde_json::from_value(transcript).unwrap();
+    assert_eq!(back, run.messages);
+}
+
+fn sse(events: &[Value]) -> Canned {
+    let body = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    Canned { status: 200, headers: vec![("content-type", "text/event-stream".into())], body, delay: Duration::ZERO }
+}
+
+/// The same, streamed: each chunk is a reply of its own; the signatures come on the
+/// call's chunk and on an empty text part of the last chunk.
+#[tokio::test]
+async fn a_streamed_thought_signature_goes_back_on_the_part_it_came_on() {
+    let parts = turn_one_parts();
+    let chunk = |parts: &[Value]| json!({"candidates": [{"content": {"role": "model", "parts": parts}}]});
+    let turn_one = sse(&[
+        chunk(&parts[..1]),
+        chunk(&parts[1..3]),
+        json!({"candidates": [{"content": {"role": "model", "parts": [parts[3]]}, "finishReason": "STOP"}],
+               "usageMetadata": usage()}),
+    ]);
+    let turn_two = sse(&[text_reply("5 and 2.")]);
+    let server = Provider::start_checked(STREAM_PATH, [turn_one, turn_two], signatures_echoed).await;
+    let agent = agent(client(&server).build().unwrap());
+    let events: Vec<_> = agent.run_stream("2 + 3, 6 / 3?").collect().await;
+    let Some(toolkit::agent::RunEvent::Finished(outcome)) = events.last() else { panic!("{events:?}") };
+    let run = outcome.as_ref().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.text, "5 and 2.");
+    assert_eq!(server.received().len(), 2);
+    let Message::Assistant(first) = &run.messages[1] else { panic!("{:?}", run.messages) };
+    assert_eq!(first.thought_signature.as_deref(), Some("sig-text"));
+    assert_eq!(first.tool_calls[0].thought_signature.as_deref(), Some("sig-add"));
+    assert_eq!(first.tool_calls[1].thought_signature, None);
 }
 
 fn retry_info(delay: &str) -> Canned {

@@ -587,3 +587,21 @@ async fn a_failed_call_goes_without_is_error_and_the_transcript_keeps_the_flag()
     let back: Vec<Message> = serde_json::from_value(transcript).unwrap();
     assert_eq!(back, run.messages, "the transcript reads back as it was");
 }
+
+/// Gemini's OpenAI-compatible API puts Gemini 3's thought signatures in
+/// `extra_content.google.thought_signature` (on a tool call, and on the message) and
+/// refuses the next request without them: they come back as they came.
+#[tokio::test]
+async fn thought_signatures_of_geminis_openai_compatible_api_go_back_as_they_came() {
+    let mut calls = reply_calls(&[("call_a", "add", r#"{"a":2,"b":3}"#), ("call_b", "add", r#"{"a":1,"b":1}"#)]);
+    calls["choices"][0]["message"]["tool_calls"][0]["extra_content"] =
+        json!({"google": {"thought_signature": "sig-a"}});
+    calls["choices"][0]["message"]["extra_content"] = json!({"google": {"thought_signature": "sig-text"}});
+    let server = Server::start([ok(calls), ok(reply_text("5 and 2"))]).await;
+    let run = agent(server.client().build().unwrap()).run("add").await.unwrap();
+    assert_eq!(run.text, "5 and 2");
+    let assistant = &server.received()[1].body["messages"][2];
+    assert_eq!(assistant["extra_content"], json!({"google": {"thought_signature": "sig-text"}}), "{assistant}");
+    assert_eq!(assistant["tool_calls"][0]["extra_content"], json!({"google": {"thought_signature": "sig-a"}}));
+    assert!(assistant["tool_calls"][1].get("extra_content").is_none(), "{assistant}");
+}

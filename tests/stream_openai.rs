@@ -318,3 +318,21 @@ async fn an_event_past_4_mib_is_an_error_that_says_so() {
     let message = stream_error(&events);
     assert!(message.contains("an event of the stream is larger than 4 MiB"), "{message}");
 }
+
+/// Gemini's OpenAI-compatible API streams thought signatures in `extra_content` (on a
+/// call's first piece, and on a text delta): the reply keeps them, and the next request
+/// sends them back.
+#[tokio::test]
+async fn streamed_thought_signatures_are_kept_and_sent_back() {
+    let mut first = call_piece(0, Some("call_1"), Some("add"), "{\"a\": 2, ");
+    first["choices"][0]["delta"]["tool_calls"][0]["extra_content"] = json!({"google": {"thought_signature": "sig-1"}});
+    let mut said = text("Adding.");
+    said["choices"][0]["delta"]["extra_content"] = json!({"google": {"thought_signature": "sig-text"}});
+    let turn_one = sse(&[said, first, call_piece(0, None, None, "\"b\": 3}"), finish("tool_calls")], true);
+    let (events, server) = stream_run(vec![turn_one, sse(&[text("5"), finish("stop")], true)]).await;
+    assert_eq!(outcome(&events).as_ref().unwrap().text, "5");
+    let assistant = &server.received()[1].body["messages"][1];
+    assert_eq!(assistant["content"], "Adding.");
+    assert_eq!(assistant["extra_content"], json!({"google": {"thought_signature": "sig-text"}}), "{assistant}");
+    assert_eq!(assistant["tool_calls"][0]["extra_content"], json!({"google": {"thought_signature": "sig-1"}}));
+}

@@ -422,7 +422,7 @@ impl ClaudeChunks {
         let usage = Usage::new(self.input_tokens, self.output_tokens);
         let text = std::mem::take(&mut self.text);
         let mut reply = ModelReply {
-            message: AssistantMessage { content: (!text.is_empty()).then_some(text), tool_calls, refusal: None },
+            message: AssistantMessage { content: (!text.is_empty()).then_some(text), tool_calls, ..Default::default() },
             finish_reason,
             usage,
         };
@@ -481,7 +481,8 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
             .saturating_add(u.cache_read_input_tokens.unwrap_or(0));
         Usage::new(prompt, u.output_tokens)
     });
-    let message = AssistantMessage { content: (!content.is_empty()).then_some(content), tool_calls, refusal: None };
+    let message =
+        AssistantMessage { content: (!content.is_empty()).then_some(content), tool_calls, ..Default::default() };
     Ok(ModelReply { message, finish_reason, usage })
 }
 
@@ -497,7 +498,7 @@ mod tests {
             Message::Assistant(AssistantMessage {
                 content: Some("On it.".into()),
                 tool_calls: vec![ToolCall::new("t1", "add", r#"{"a":1}"#), ToolCall::new("t2", "mul", "not json")],
-                refusal: None,
+                ..Default::default()
             }),
             Message::Tool { tool_call_id: "t1".into(), content: "2".into(), is_error: false },
             Message::Tool { tool_call_id: "t2".into(), content: "error".into(), is_error: true },

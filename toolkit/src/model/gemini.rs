@@ -4,14 +4,24 @@
 //! |---|---|
 //! | `Message::System` | `systemInstruction` (several are joined by a blank line) |
 //! | `Message::User` | a `user` content with a `text` part |
-//! | `Message::Assistant` | a `model` content: a `text` part, then one `functionCall` part per call (`args` is the arguments object) |
+//! | `Message::Assistant` | a `model` content: a `text` part, then one `functionCall` part per call (`args` is the arguments object); each part with the `thoughtSignature` it came with |
 //! | consecutive `Message::Tool` | one `user` content of `functionResponse` parts (`name` from the call it answers, `response: {"output": text}`, or `{"error": text}` for a failed call) |
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `functionCallingConfig.mode` `AUTO` / `NONE` / `ANY` / `ANY` with `allowedFunctionNames: [name]` |
 //! | tools | one `functionDeclarations` list of [`Target::Gemini`] exports (`parameters`, or `parametersJsonSchema` where the OpenAPI subset would cut the schema) |
 //!
 //! Gemini may leave out a call's `id`; the client then gives it one (`gemini-…`) for
 //! the loop to pair the result with, and leaves it out again when sending the history
-//! back. `finishReason` maps `STOP` to [`FinishReason::Stop`] (or `ToolCalls` when the
+//! back.
+//!
+//! Thought signatures (Gemini 3 puts one on the first function call of a reply, and may
+//! put one on its text; Gemini 3 refuses the next request if a call's is missing) are
+//! kept where they came and sent back exactly: a call's on that call
+//! ([`ToolCall::thought_signature`]), the text's on the message
+//! ([`AssistantMessage::thought_signature`]), streamed or not. The text of a reply is
+//! one string here, so a signature that came on any of its text parts goes back on the
+//! one text part it is sent as.
+//!
+//! `finishReason` maps `STOP` to [`FinishReason::Stop`] (or `ToolCalls` when the
 //! reply has calls), `MAX_TOKENS` to `Length`, the safety reasons (`SAFETY`,
 //! `RECITATION`, `BLOCKLIST`, `PROHIBITED_CONTENT`, `SPII`) to `ContentFilter`, and any
 //! other to `Other` with its name; a prompt blocked before any candidate is
@@ -174,8 +184,13 @@ fn contents(conversation: &[Message]) -> (String, Vec<Value>) {
             Message::User { content } => push("user", vec![json!({"text": content})]),
             Message::Assistant(assistant) => {
                 let mut parts = Vec::new();
-                if let Some(text) = assistant.content.as_deref().filter(|t| !t.is_empty()) {
-                    parts.push(json!({"text": text}));
+                let text = assistant.content.as_deref().unwrap_or_default();
+                if !text.is_empty() || assistant.thought_signature.is_some() {
+                    let mut part = json!({"text": text});
+                    if let Some(signature) = &assistant.thought_signature {
+                        part["thoughtSignature"] = Value::from(signature.as_str());
+                    }
+                    parts.push(part);
                 }
                 for call in &assistant.tool_calls {
                     names.push((call.id.as_str(), call.name.as_str()));
@@ -187,7 +202,11 @@ fn contents(conversation: &[Message]) -> (String, Vec<Value>) {
                     if !call.id.starts_with(MADE_UP_ID) {
                         function_call["id"] = Value::from(call.id.as_str());
                     }
-                    parts.push(json!({"functionCall": function_call}));
+                    let mut part = json!({"functionCall": function_call});
+                    if let Some(signature) = &call.thought_signature {
+                        part["thoughtSignature"] = Value::from(signature.as_str());
+                    }
+                    parts.push(part);
                 }
                 if parts.is_empty() {
                     parts.push(json!({"text": assistant.refusal.as_deref().unwrap_or("")}));
@@ -245,6 +264,8 @@ struct Part {
     thought: Option<bool>,
     #[serde(default)]
     function_call: Option<FunctionCall>,
+    #[serde(default)]
+    thought_signature: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -296,6 +317,9 @@ impl Chunks for GeminiChunks {
         if let Some(text) = reply.message.content.filter(|t| !t.is_empty()) {
             out.push_back(ModelEvent::TextDelta(text));
         }
+        if let Some(signature) = reply.message.thought_signature {
+            out.push_back(ModelEvent::ThoughtSignature(signature));
+        }
         for call in reply.message.tool_calls {
             out.push_back(ModelEvent::ToolCallDelta {
                 index: self.calls.len(),
@@ -345,12 +369,21 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
     };
     let mut content = String::new();
     let mut tool_calls = Vec::new();
+    let mut text_signature = None;
     for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
-        if let Some(call) = part.function_call {
+        let Part { text, thought, function_call, thought_signature } = part;
+        let thought_signature = thought_signature.filter(|s| !s.is_empty());
+        if let Some(call) = function_call {
             let id = call.id.filter(|id| !id.is_empty()).unwrap_or_else(|| format!("{MADE_UP_ID}{}", unique()));
             let arguments = if call.args.is_null() { "{}".to_string() } else { call.args.to_string() };
-            tool_calls.push(ToolCall::new(id, call.name, arguments));
-        } else if let Some(text) = part.text.filter(|_| part.thought != Some(true)) {
+            tool_calls.push(ToolCall { thought_signature, ..ToolCall::new(id, call.name, arguments) });
+            continue;
+        }
+        // Any other part's signature (text, often empty, or a thought) goes back on the text.
+        if thought_signature.is_some() {
+            text_signature = thought_signature;
+        }
+        if let Some(text) = text.filter(|_| thought != Some(true)) {
             content.push_str(&text);
         }
     }
@@ -366,7 +399,12 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
             FinishReason::Other(other.to_string())
         }
     };
-    let message = AssistantMessage { content: (!content.is_empty()).then_some(content), tool_calls, refusal: None };
+    let message = AssistantMessage {
+        content: (!content.is_empty()).then_some(content),
+        tool_calls,
+        refusal: None,
+        thought_signature: text_signature,
+    };
     Ok(ModelReply { message, finish_reason, usage })
 }
 

@@ -48,6 +48,11 @@ pub(crate) const OPENAI_DEFAULTS: Defaults = Defaults {
 /// within the timeout fails with [`ModelError::Timeout`], and is not retried (it
 /// already took the whole timeout). A refused connection fails at once with the URL.
 ///
+/// Gemini's OpenAI-compatible API adds thought signatures
+/// (`extra_content.google.thought_signature`, on a tool call or on the message) that
+/// Gemini 3 wants back: they are kept ([`ToolCall::thought_signature`],
+/// [`AssistantMessage::thought_signature`]) and sent back as they came.
+///
 /// The key is only ever sent in the `Authorization` header: it is scrubbed from every
 /// error message (a provider may echo it back) and never logged or printed by `Debug`.
 ///
@@ -172,7 +177,8 @@ impl<'a> Body<'a> {
 /// The conversation as Chat Completions messages: as it serializes, but for a failed
 /// call's `is_error`, which that API has no field for (some servers refuse fields they
 /// do not know); the failure is in the message's text. Gemini's thought signatures
-/// do not know); the failure is in the message's text.
+/// (`extra_content`) go as they are: they are only there when a reply carried them,
+/// and Gemini's OpenAI-compatible API wants them back.
 struct ChatMessages<'a>(&'a [Message]);
 
 impl Serialize for ChatMessages<'_> {
@@ -221,12 +227,22 @@ struct WireMessage {
     refusal: Option<String>,
     #[serde(default)]
     tool_calls: Option<Vec<WireCall>>,
+    #[serde(default)]
+    extra_content: Option<Value>,
+}
+
+/// The thought signature in an `extra_content` (Gemini's OpenAI-compatible API).
+fn google_signature(extra_content: Option<&Value>) -> Option<String> {
+    let signature = extra_content?.get("google")?.get("thought_signature")?.as_str()?;
+    (!signature.is_empty()).then(|| signature.to_string())
 }
 
 #[derive(Deserialize)]
 struct WireCall {
     #[serde(default)]
     id: Option<String>,
+    #[serde(default)]
+    extra_content: Option<Value>,
     function: WireFunction,
 }
 
@@ -271,7 +287,8 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
                 Value::Null => String::new(),
                 other => other.to_string(),
             };
-            ToolCall::new(id, c.function.name, arguments)
+            let thought_signature = google_signature(c.extra_content.as_ref());
+            ToolCall { thought_signature, ..ToolCall::new(id, c.function.name, arguments) }
         })
         .collect();
     let finish_reason = match choice.finish_reason.as_deref() {
@@ -291,7 +308,12 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
         completion_tokens: u.completion_tokens,
         total_tokens: u.total_tokens.unwrap_or(u.prompt_tokens.saturating_add(u.completion_tokens)),
     });
-    let message = AssistantMessage { content: choice.message.content, tool_calls, refusal: choice.message.refusal };
+    let message = AssistantMessage {
+        content: choice.message.content,
+        tool_calls,
+        refusal: choice.message.refusal,
+        thought_signature: google_signature(choice.message.extra_content.as_ref()),
+    };
     Ok(ModelReply { message, finish_reason, usage })
 }
 
@@ -322,6 +344,8 @@ struct StreamDelta {
     refusal: Option<String>,
     #[serde(default)]
     tool_calls: Vec<StreamCall>,
+    #[serde(default)]
+    extra_content: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -332,6 +356,8 @@ struct StreamCall {
     id: Option<String>,
     #[serde(default)]
     function: Option<StreamFunction>,
+    #[serde(default)]
+    extra_content: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -342,11 +368,11 @@ struct StreamFunction {
     arguments: Option<String>,
 }
 
-/// A streamed reply being put together: the calls in the order they began, the finish
-/// reason, usage.
+/// A streamed reply being put together: the calls in the order they began (id, name,
+/// arguments, thought signature), the finish reason, usage.
 #[derive(Default, Clone)]
 struct ChatChunks {
-    calls: Vec<(Option<String>, String, String)>,
+    calls: Vec<(Option<String>, String, String, Option<String>)>,
     /// For each `index` the server used, the call its pieces go to now (`usize::MAX`:
     /// none yet). Usually the same number; not for servers that give every call index 0
     /// (or none), whose calls are told apart by their ids.
@@ -397,6 +423,9 @@ impl Chunks for ChatChunks {
             if let Some(text) = delta.refusal.filter(|t| !t.is_empty()) {
                 out.push_back(ModelEvent::RefusalDelta(text));
             }
+            if let Some(signature) = google_signature(delta.extra_content.as_ref()) {
+                out.push_back(ModelEvent::ThoughtSignature(signature));
+            }
             for call in delta.tool_calls {
                 if call.index >= MAX_STREAMED_CALLS {
                     return Err(format!("a tool call at index {} (at most {MAX_STREAMED_CALLS})", call.index).into());
@@ -420,6 +449,9 @@ impl Chunks for ChatChunks {
                 let slot = &mut self.calls[index];
                 if call.id.is_some() {
                     slot.0.clone_from(&call.id);
+                }
+                if let Some(signature) = google_signature(call.extra_content.as_ref()) {
+                    slot.3 = Some(signature);
                 }
                 let (name, fragment) = call.function.map_or((None, None), |f| (f.name, f.arguments));
                 if let Some(name) = &name {
@@ -450,10 +482,12 @@ impl ChatChunks {
     fn flush(&mut self, out: &mut std::collections::VecDeque<ModelEvent>) {
         let calls = std::mem::take(&mut self.calls);
         self.lanes.clear();
-        let any_calls = calls.iter().any(|(_, name, _)| !name.is_empty());
-        for (i, (id, name, arguments)) in calls.into_iter().enumerate().filter(|(_, (_, name, _))| !name.is_empty()) {
+        let any_calls = calls.iter().any(|(_, name, ..)| !name.is_empty());
+        for (i, (id, name, arguments, thought_signature)) in
+            calls.into_iter().enumerate().filter(|(_, (_, name, ..))| !name.is_empty())
+        {
             let id = id.filter(|id| !id.is_empty()).unwrap_or_else(|| format!("call_{}_{i}", unique()));
-            out.push_back(ModelEvent::ToolCall(ToolCall::new(id, name, arguments)));
+            out.push_back(ModelEvent::ToolCall(ToolCall { thought_signature, ..ToolCall::new(id, name, arguments) }));
         }
         out.push_back(ModelEvent::Usage(self.usage));
         let reason = match self.finish.take() {

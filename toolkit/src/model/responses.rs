@@ -335,7 +335,12 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
         _ => FinishReason::Stop,
     };
     let usage = reply.usage.map_or_else(Usage::default, |u| Usage::new(u.input_tokens, u.output_tokens));
-    let message = AssistantMessage { content: (!content.is_empty()).then_some(content), tool_calls, refusal };
+    let message = AssistantMessage {
+        content: (!content.is_empty()).then_some(content),
+        tool_calls,
+        refusal,
+        ..Default::default()
+    };
     Ok(ModelReply { message, finish_reason, usage })
 }
 
