@@ -206,7 +206,7 @@ fn floor_error(id: String, name: String, message: String) -> ToolResult {
 
 /// Route, parse, call `add`, serialize.
 async fn floor_add(call: ToolCall) -> ToolResult {
-    let ToolCall { id, name, arguments } = call;
+    let ToolCall { id, name, arguments, .. } = call;
     if name.as_str() != "add" {
         return floor_error(id, name, String::from("unknown tool"));
     }
@@ -221,7 +221,7 @@ async fn floor_add(call: ToolCall) -> ToolResult {
 
 /// Route, parse, call `forecast`, serialize.
 async fn floor_forecast(call: ToolCall) -> ToolResult {
-    let ToolCall { id, name, arguments } = call;
+    let ToolCall { id, name, arguments, .. } = call;
     if name.as_str() != "forecast" {
         return floor_error(id, name, String::from("unknown tool"));
     }

@@ -75,7 +75,7 @@ fn result_of<'r>(request: &'r ModelRequest<'_>, tool: &str) -> Option<&'r str> {
         _ => None,
     })?;
     request.messages.iter().find_map(|m| match m {
-        Message::Tool { tool_call_id, content } if tool_call_id == id => Some(content.as_str()),
+        Message::Tool { tool_call_id, content, .. } if tool_call_id == id => Some(content.as_str()),
         _ => None,
     })
 }

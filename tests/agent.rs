@@ -80,7 +80,7 @@ fn tool_messages(messages: &[Message]) -> Vec<(String, String)> {
     messages
         .iter()
         .filter_map(|m| match m {
-            Message::Tool { tool_call_id, content } => Some((tool_call_id.clone(), content.clone())),
+            Message::Tool { tool_call_id, content, .. } => Some((tool_call_id.clone(), content.clone())),
             _ => None,
         })
         .collect()

@@ -237,3 +237,30 @@ async fn a_malformed_reply_is_a_typed_error() {
     let err = model.complete(ModelRequest::new(&messages, &[])).await.unwrap_err();
     assert!(matches!(err, ModelError::MalformedResponse { .. }), "{err:?}");
 }
+
+/// A failed call's `tool_result` says so (`is_error: true`, as the Messages API asks);
+/// a result that is not an error has no flag. Before, both went without it: Claude read
+/// the error text as a result.
+#[tokio::test]
+async fn a_failed_call_goes_back_with_is_error() {
+    let server = serve([
+        ok(message(
+            json!([
+                tool_use("toolu_bad", "add", json!({"a": 2})),
+                tool_use("toolu_ok", "add", json!({"a": 2, "b": 3}))
+            ]),
+            "tool_use",
+            10,
+            5,
+        )),
+        ok(message(json!([{"type": "text", "text": "5; the first call was wrong."}]), "end_turn", 20, 8)),
+    ])
+    .await;
+    let run = agent(client(&server).build().unwrap()).run("Add").await.unwrap();
+    assert_eq!(run.text, "5; the first call was wrong.");
+    let results = &server.received()[1].body["messages"][2]["content"];
+    assert_eq!(results[0]["tool_use_id"], "toolu_bad");
+    assert_eq!(results[0]["is_error"], json!(true), "{results}");
+    assert!(results[0]["content"].as_str().unwrap().contains("missing required field `b`"), "{results}");
+    assert_eq!(results[1], json!({"type": "tool_result", "tool_use_id": "toolu_ok", "content": "5"}));
+}

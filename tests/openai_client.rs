@@ -476,3 +476,132 @@ async fn oversized_bodies_are_refused_or_cut_not_read_whole() {
     let error = agent(server.client().build().unwrap()).run("hi").await.unwrap_err().to_string();
     assert!(error.len() < 2_000, "{} bytes", error.len());
 }
+
+/// A server that accepts the connection and closes it without a response was reached:
+/// the request is retried (a model call is safe to send again), and when every attempt
+/// is dropped the error says what happened, not "cannot reach … check OPENAI_BASE_URL"
+/// (before, that was the error, after one attempt).
+#[tokio::test]
+async fn a_connection_closed_before_the_response_is_retried_and_named_for_what_happened() {
+    let (base, requests) = support::provider::hanging_up(1, ok(reply_text("back again"))).await;
+    let client = || {
+        OpenAiCompatible::builder()
+            .base_url(format!("{base}/v1"))
+            .api_key("k")
+            .backoff(Duration::from_millis(5), Duration::from_millis(20))
+    };
+    let run = agent(client().build().unwrap()).run("hi").await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.text, "back again");
+    assert_eq!(requests.load(Ordering::SeqCst), 2, "the dropped request was sent again");
+
+    let (base, requests) = support::provider::hanging_up(usize::MAX, ok(reply_text("never"))).await;
+    let client = OpenAiCompatible::builder()
+        .base_url(format!("{base}/v1"))
+        .api_key("k")
+        .max_retries(2)
+        .backoff(Duration::from_millis(5), Duration::from_millis(20))
+        .build()
+        .unwrap();
+    let err = agent(client).run("hi").await.unwrap_err();
+    let AgentError::Model { source: source @ ModelError::ConnectionClosed { attempts, .. }, .. } = &err else {
+        panic!("expected ConnectionClosed, got {err:?}")
+    };
+    assert_eq!(*attempts, 3);
+    assert_eq!(requests.load(Ordering::SeqCst), 3);
+    let text = source.to_string();
+    assert!(
+        text.contains(&format!("the connection to {base}/v1/chat/completions closed before a complete response")),
+        "{text}"
+    );
+    assert!(!text.contains("cannot reach") && !text.contains("OPENAI_BASE_URL"), "{text}");
+}
+
+/// A gateway's HTML error page: the error keeps its text, without markup, cut to a
+/// readable head; a 501 (Not Implemented) is final, not retried. Before, the page was
+/// in the error whole and the 501 was sent four times.
+#[tokio::test]
+async fn an_html_error_page_is_cut_to_its_text_and_a_501_is_not_retried() {
+    let page = format!(
+        "<!DOCTYPE html>\n<html><head><title>501 Not Implemented</title>\n<style>body {{ font: 12px sans-serif; }}</style>\
+         <script>var tracking = \"x\";</script></head>\n<body>\n  <h1>Not Implemented</h1>\n  <p>The method &amp; path \
+         are not supported by this gateway.</p>\n<!-- build 1234 -->\n{}</body></html>",
+        "<p>padding paragraph with more words</p>\n".repeat(200)
+    );
+    let html = |status| Canned { status, headers: vec![], body: page.clone(), delay: Duration::ZERO };
+    let server = Server::start([html(501), html(501), html(501), html(501)]).await;
+    let err = agent(server.client().build().unwrap()).run("hi").await.unwrap_err();
+    assert_eq!(server.received().len(), 1, "a 501 is not retried");
+    let AgentError::Model { source: source @ ModelError::Server { status: 501, attempts: 1, message, .. }, .. } = &err
+    else {
+        panic!("expected a 501 Server error, got {err:?}")
+    };
+    assert!(
+        message.starts_with("501 Not Implemented Not Implemented The method & path are not supported"),
+        "{message}"
+    );
+    assert!(!message.contains('<') && !message.contains("tracking") && !message.contains("font:"), "{message}");
+    assert!(message.chars().count() <= 501 && message.ends_with('…'), "{} chars: {message}", message.len());
+    assert!(source.to_string().len() < 700, "{source}");
+}
+
+/// 408 (request timeout) and 409 (conflict) are retried, as OpenAI's and Anthropic's
+/// SDKs do; other 4xx are final.
+#[tokio::test]
+async fn a_408_and_a_409_are_retried_and_a_422_is_not() {
+    let server = Server::start([
+        status(408, json!({"error": {"message": "request timeout"}})),
+        status(409, json!({"error": {"message": "conflict"}})),
+        ok(reply_text("third time")),
+        status(422, json!({"error": {"message": "unprocessable"}})),
+        ok(reply_text("never")),
+    ])
+    .await;
+    let agent = agent(server.client().build().unwrap());
+    assert_eq!(agent.run("hi").await.unwrap().text, "third time");
+    assert_eq!(server.received().len(), 3);
+    let err = agent.run("hi").await.unwrap_err();
+    assert!(matches!(err, AgentError::Model { source: ModelError::Rejected { status: 422, .. }, .. }), "{err:?}");
+    assert_eq!(server.received().len(), 4);
+}
+
+/// Chat Completions has no error flag on a tool message: a failed call is sent as its
+/// text alone (a server that checks fields would refuse `is_error`), while the
+/// transcript keeps the flag for the providers that take one.
+#[tokio::test]
+async fn a_failed_call_goes_without_is_error_and_the_transcript_keeps_the_flag() {
+    let server = Server::start([
+        ok(reply_calls(&[("call_bad", "add", r#"{"a": 1}"#), ("call_ok", "add", r#"{"a": 1, "b": 2}"#)])),
+        ok(reply_text("done")),
+    ])
+    .await;
+    let run = agent(server.client().build().unwrap()).run("add").await.unwrap();
+    let sent = &server.received()[1].body["messages"];
+    assert_eq!(sent[3]["tool_call_id"], "call_bad");
+    assert!(sent[3]["content"].as_str().unwrap().contains("missing required field `b`"), "{}", sent[3]);
+    for message in sent.as_array().unwrap() {
+        assert!(message.get("is_error").is_none(), "{message}");
+    }
+    let transcript = serde_json::to_value(&run.messages).unwrap();
+    assert_eq!(transcript[3]["is_error"], json!(true));
+    assert!(transcript[4].get("is_error").is_none(), "written only when true: {}", transcript[4]);
+    let back: Vec<Message> = serde_json::from_value(transcript).unwrap();
+    assert_eq!(back, run.messages, "the transcript reads back as it was");
+}
+
+/// Gemini's OpenAI-compatible API puts Gemini 3's thought signatures in
+/// `extra_content.google.thought_signature` (on a tool call, and on the message) and
+/// refuses the next request without them: they come back as they came.
+#[tokio::test]
+async fn thought_signatures_of_geminis_openai_compatible_api_go_back_as_they_came() {
+    let mut calls = reply_calls(&[("call_a", "add", r#"{"a":2,"b":3}"#), ("call_b", "add", r#"{"a":1,"b":1}"#)]);
+    calls["choices"][0]["message"]["tool_calls"][0]["extra_content"] =
+        json!({"google": {"thought_signature": "sig-a"}});
+    calls["choices"][0]["message"]["extra_content"] = json!({"google": {"thought_signature": "sig-text"}});
+    let server = Server::start([ok(calls), ok(reply_text("5 and 2"))]).await;
+    let run = agent(server.client().build().unwrap()).run("add").await.unwrap();
+    assert_eq!(run.text, "5 and 2");
+    let assistant = &server.received()[1].body["messages"][2];
+    assert_eq!(assistant["extra_content"], json!({"google": {"thought_signature": "sig-text"}}), "{assistant}");
+    assert_eq!(assistant["tool_calls"][0]["extra_content"], json!({"google": {"thought_signature": "sig-a"}}));
+    assert!(assistant["tool_calls"][1].get("extra_content").is_none(), "{assistant}");
+}

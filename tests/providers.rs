@@ -3,8 +3,9 @@
 //! provider's wire format (the shapes of each API reference), all through the same
 //! `Agent` and the same tools. A text answer, a single tool call, parallel tool calls,
 //! a typed final answer (asked for natively), a rate-limit retry, and streaming: text in
-//! pieces, a call whose arguments come in fragments, a cut stream and an error
-//! mid-stream; and a missing key named.
+//! pieces, a call whose arguments come in fragments, a cut stream, an error mid-stream
+//! (after output: not retried; before any, retried when the provider calls it
+//! transient); and a missing key named.
 
 mod support;
 
@@ -66,6 +67,14 @@ trait Dialect {
     fn sse_call(id: &str, name: &str, fragments: &[&str]) -> String;
     /// A stream that starts a text, then reports an error, the provider's way.
     fn sse_error(message: &str) -> String;
+    /// The provider's type for the error of [`sse_error`](Self::sse_error).
+    const ERROR_KIND: &'static str;
+    /// A stream that reports an error of this type before any output.
+    fn sse_error_at_start(kind: &str, message: &str) -> String;
+    /// An error type the provider uses for a passing failure (overloaded, server error),
+    /// and one for a request that is wrong.
+    const TRANSIENT: &'static str;
+    const LASTING: &'static str;
     /// The client built with no key anywhere (the key variable pointed at an unset one).
     fn without_key() -> ModelError;
     /// The body of a 429.
@@ -118,6 +127,15 @@ impl Dialect for Chat {
             json!({"error": {"message": message, "type": "server_error"}}),
         ])
     }
+    const ERROR_KIND: &'static str = "server_error";
+    fn sse_error_at_start(kind: &str, message: &str) -> String {
+        data_lines(&[
+            json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}),
+            json!({"error": {"message": message, "type": kind, "code": null}}),
+        ])
+    }
+    const TRANSIENT: &'static str = "server_error";
+    const LASTING: &'static str = "invalid_request_error";
     fn without_key() -> ModelError {
         OpenAiCompatible::builder().key_variable("TOOLKIT_TEST_UNSET_KEY").build().unwrap_err()
     }
@@ -190,6 +208,18 @@ impl Dialect for Responses {
             ("error", json!({"type": "error", "code": "server_error", "message": message})),
         ])
     }
+    const ERROR_KIND: &'static str = "server_error";
+    fn sse_error_at_start(kind: &str, message: &str) -> String {
+        named_events(&[
+            (
+                "response.created",
+                json!({"type": "response.created", "response": {"id": "resp_1", "status": "in_progress", "output": []}}),
+            ),
+            ("error", json!({"type": "error", "code": kind, "message": message, "param": null})),
+        ])
+    }
+    const TRANSIENT: &'static str = "server_error";
+    const LASTING: &'static str = "invalid_prompt";
     fn without_key() -> ModelError {
         OpenAiResponses::builder().key_variable("TOOLKIT_TEST_UNSET_KEY").build().unwrap_err()
     }
@@ -291,6 +321,19 @@ impl Dialect for Claude {
             ("error", json!({"type": "error", "error": {"type": "overloaded_error", "message": message}})),
         ])
     }
+    const ERROR_KIND: &'static str = "overloaded_error";
+    fn sse_error_at_start(kind: &str, message: &str) -> String {
+        named_events(&[
+            (
+                "message_start",
+                json!({"type": "message_start", "message": {"id": "msg_1", "usage": {"input_tokens": 1}}}),
+            ),
+            ("ping", json!({"type": "ping"})),
+            ("error", json!({"type": "error", "error": {"type": kind, "message": message}})),
+        ])
+    }
+    const TRANSIENT: &'static str = "overloaded_error";
+    const LASTING: &'static str = "invalid_request_error";
     fn without_key() -> ModelError {
         Anthropic::builder().key_variable("TOOLKIT_TEST_UNSET_KEY").build().unwrap_err()
     }
@@ -374,6 +417,13 @@ impl Dialect for Google {
             json!({"error": {"code": 503, "message": message, "status": "UNAVAILABLE"}}),
         ])
     }
+    const ERROR_KIND: &'static str = "UNAVAILABLE";
+    fn sse_error_at_start(kind: &str, message: &str) -> String {
+        let code = if kind == "UNAVAILABLE" { 503 } else { 400 };
+        data_lines(&[json!({"error": {"code": code, "message": message, "status": kind}})])
+    }
+    const TRANSIENT: &'static str = "UNAVAILABLE";
+    const LASTING: &'static str = "INVALID_ARGUMENT";
     fn without_key() -> ModelError {
         Gemini::builder().key_variable("TOOLKIT_TEST_UNSET_KEY").build().unwrap_err()
     }
@@ -467,17 +517,62 @@ async fn a_cut_stream_is_an_error<D: Dialect>() {
     }
 }
 
+async fn stream_run_on<D: Dialect>(replies: Vec<Canned>) -> (Vec<toolkit::agent::RunEvent>, Provider) {
+    use toolkit::model::StreamExt;
+    let server = Provider::start(D::STREAM_PATH, replies).await;
+    let agent = Agent::builder(D::model(&server.base_url), toolbox![add, city_time]).build().unwrap();
+    let events = agent.run_stream("Go").collect().await;
+    (events, server)
+}
+
+/// The provider's error after some text reached the caller: its own variant with the
+/// provider's type and words, and no retry (the caller has the text already). Before,
+/// it was a `MalformedResponse`, like a garbled reply.
 async fn an_error_mid_stream_ends_the_run_with_the_servers_words<D: Dialect>() {
-    let events = stream_run::<D>(vec![sse(D::sse_error("the model is overloaded"))]).await;
+    // A second reply the client must not ask for.
+    let replies = vec![sse(D::sse_error("the model is overloaded")), sse(D::sse_text(&["never"]))];
+    let (events, server) = stream_run_on::<D>(replies).await;
     match finished(&events) {
         Err(toolkit::agent::AgentError::Model {
-            source: toolkit::model::ModelError::MalformedResponse { message },
+            source: error @ ModelError::StreamError { kind, message, attempts, after_output, .. },
             ..
         }) => {
-            assert!(message.contains("the model is overloaded"), "{message}");
+            assert_eq!((kind.as_str(), message.as_str()), (D::ERROR_KIND, "the model is overloaded"));
+            assert_eq!((*attempts, *after_output), (1, true));
+            let text = error.to_string();
+            assert!(text.contains("mid-stream") && text.contains(D::ERROR_KIND), "{text}");
         }
         other => panic!("{other:?}"),
     }
+    assert_eq!(server.received().len(), 1, "output had reached the caller: not retried");
+}
+
+/// A transient error (overloaded, server error) before any of the reply: asked again.
+async fn a_transient_error_before_any_output_is_retried<D: Dialect>() {
+    let replies = vec![sse(D::sse_error_at_start(D::TRANSIENT, "busy, try again")), sse(D::sse_text(&["Hel", "lo."]))];
+    let (events, server) = stream_run_on::<D>(replies).await;
+    let run = finished(&events).as_ref().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.text, "Hello.");
+    let received = server.received();
+    assert_eq!(received.len(), 2, "retried once");
+    assert_eq!(received[0].body, received[1].body, "the retry sends the same request");
+}
+
+/// An error that says the request is wrong: not retried, even before any output.
+async fn a_lasting_error_before_any_output_is_not_retried<D: Dialect>() {
+    let replies = vec![sse(D::sse_error_at_start(D::LASTING, "bad request")), sse(D::sse_text(&["never"]))];
+    let (events, server) = stream_run_on::<D>(replies).await;
+    match finished(&events) {
+        Err(toolkit::agent::AgentError::Model {
+            source: ModelError::StreamError { kind, message, attempts, after_output, .. },
+            ..
+        }) => {
+            assert_eq!((kind.as_str(), message.as_str()), (D::LASTING, "bad request"));
+            assert_eq!((*attempts, *after_output), (1, false));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(server.received().len(), 1);
 }
 
 fn a_missing_key_names_its_variable<D: Dialect>() {
@@ -602,6 +697,16 @@ macro_rules! scenarios {
             #[tokio::test]
             async fn an_error_mid_stream_ends_the_run_with_the_servers_words() {
                 super::an_error_mid_stream_ends_the_run_with_the_servers_words::<$dialect>().await;
+            }
+
+            #[tokio::test]
+            async fn a_transient_error_before_any_output_is_retried() {
+                super::a_transient_error_before_any_output_is_retried::<$dialect>().await;
+            }
+
+            #[tokio::test]
+            async fn a_lasting_error_before_any_output_is_not_retried() {
+                super::a_lasting_error_before_any_output_is_not_retried::<$dialect>().await;
             }
 
             #[test]

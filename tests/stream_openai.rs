@@ -1,8 +1,8 @@
 //! `OpenAiCompatible` streaming against a local server that sends Chat Completions
 //! server-sent events: text in pieces, tool calls split across many chunks and
 //! interleaved, a rate-limit retry before the stream, and the bad streams (cut, not
-//! JSON, an error mid-stream) as errors that say what went wrong; unknown event names
-//! are skipped.
+//! JSON) and the server's error mid-stream as errors that say what went wrong; unknown
+//! event names are skipped.
 
 mod support;
 
@@ -165,10 +165,19 @@ async fn an_event_that_is_not_json_is_an_error_naming_it() {
 
 #[tokio::test]
 async fn an_error_mid_stream_is_reported_with_the_servers_words() {
+    // No type given: the error is still the server's, not a malformed reply.
     let (events, _server) =
         stream_run(vec![sse(&[text("par"), json!({"error": {"message": "the model is overloaded"}})], false)]).await;
-    let message = stream_error(&events);
-    assert!(message.contains("the server reported an error mid-stream: the model is overloaded"), "{message}");
+    match outcome(&events) {
+        Err(AgentError::Model {
+            source: error @ ModelError::StreamError { kind, message, after_output: true, .. },
+            ..
+        }) => {
+            assert_eq!((kind.as_str(), message.as_str()), ("error", "the model is overloaded"));
+            assert!(error.to_string().contains("reported an error mid-stream (error)"), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[tokio::test]
@@ -308,4 +317,22 @@ async fn an_event_past_4_mib_is_an_error_that_says_so() {
     let (events, _server) = stream_run(vec![raw(&format!("data: {}", "x".repeat(5 << 20)))]).await;
     let message = stream_error(&events);
     assert!(message.contains("an event of the stream is larger than 4 MiB"), "{message}");
+}
+
+/// Gemini's OpenAI-compatible API streams thought signatures in `extra_content` (on a
+/// call's first piece, and on a text delta): the reply keeps them, and the next request
+/// sends them back.
+#[tokio::test]
+async fn streamed_thought_signatures_are_kept_and_sent_back() {
+    let mut first = call_piece(0, Some("call_1"), Some("add"), "{\"a\": 2, ");
+    first["choices"][0]["delta"]["tool_calls"][0]["extra_content"] = json!({"google": {"thought_signature": "sig-1"}});
+    let mut said = text("Adding.");
+    said["choices"][0]["delta"]["extra_content"] = json!({"google": {"thought_signature": "sig-text"}});
+    let turn_one = sse(&[said, first, call_piece(0, None, None, "\"b\": 3}"), finish("tool_calls")], true);
+    let (events, server) = stream_run(vec![turn_one, sse(&[text("5"), finish("stop")], true)]).await;
+    assert_eq!(outcome(&events).as_ref().unwrap().text, "5");
+    let assistant = &server.received()[1].body["messages"][1];
+    assert_eq!(assistant["content"], "Adding.");
+    assert_eq!(assistant["extra_content"], json!({"google": {"thought_signature": "sig-text"}}), "{assistant}");
+    assert_eq!(assistant["tool_calls"][0]["extra_content"], json!({"google": {"thought_signature": "sig-1"}}));
 }

@@ -23,12 +23,32 @@ pub struct ToolCall {
     pub name: String,
     /// The arguments exactly as the model wrote them: a JSON string.
     pub arguments: String,
+    /// Gemini's `thoughtSignature` on this call: an opaque token the model attached to
+    /// it, to be sent back exactly, on the same call, with the rest of the conversation
+    /// (Gemini 3 refuses the next request without it). `None` for other providers, whose
+    /// clients do not send it. In a transcript ([`Message`](crate::model::Message)) it is
+    /// the call's `extra_content.google.thought_signature`, as in Gemini's
+    /// OpenAI-compatible API; here, and in a serialized `ToolCall`, `thought_signature`,
+    /// left out when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thought_signature: Option<String>,
 }
 
 impl ToolCall {
-    /// A call from its three parts.
+    /// A call from its three parts (no thought signature).
     pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
-        ToolCall { id: id.into(), name: name.into(), arguments: arguments.into() }
+        ToolCall { id: id.into(), name: name.into(), arguments: arguments.into(), thought_signature: None }
+    }
+
+    /// The call with this thought signature (see [`thought_signature`](Self::thought_signature)).
+    ///
+    /// ```
+    /// let call = toolkit::ToolCall::new("call_1", "now", "{}").with_thought_signature("CiQB...");
+    /// assert_eq!(call.thought_signature.as_deref(), Some("CiQB..."));
+    /// ```
+    pub fn with_thought_signature(mut self, signature: impl Into<String>) -> Self {
+        self.thought_signature = Some(signature.into());
+        self
     }
 }
 
@@ -111,7 +131,9 @@ impl ToolResult {
         self.error.as_ref().map(|e| e.kind)
     }
 
-    /// The `role: "tool"` message of the OpenAI Chat Completions wire format.
+    /// The `role: "tool"` message of the OpenAI Chat Completions wire format, which has
+    /// no error flag (the error is in the text; [`Message::tool`](crate::model::Message::tool)
+    /// keeps the flag for the providers that take one).
     ///
     /// ```
     /// let r = toolkit::ToolResult::ok("call_1", "now", "12:00");

@@ -8,7 +8,7 @@
 //! | `Message::System` | the top-level `system` (several are joined by a blank line) |
 //! | `Message::User` | a `user` message with a `text` block |
 //! | `Message::Assistant` | an `assistant` message: a `text` block, then one `tool_use` block per call (`input` is the arguments object) |
-//! | consecutive `Message::Tool` | one `user` message of `tool_result` blocks, in order (the API wants every result of a turn in the next message) |
+//! | consecutive `Message::Tool` | one `user` message of `tool_result` blocks, in order (the API wants every result of a turn in the next message), with `is_error: true` for a failed call |
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `tool_choice` `auto` / `none` / `any` / `tool` |
 //! | `parallel_tool_calls: false` | `disable_parallel_tool_use: true` |
 //! | tools | [`Target::Anthropic`] exports (`name`, `description`, `input_schema`) |
@@ -27,7 +27,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::http::{Auth, Defaults, Settings, Transport, head, unique};
-use super::sse::{self, Chunks};
+use super::sse::{self, Chunks, Problem};
 use super::{
     AssistantMessage, FinishReason, Message, Model, ModelError, ModelEvent, ModelReply, ModelRequest, ModelStream,
     ResponseFormat, ToolChoice, Usage,
@@ -50,8 +50,10 @@ const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// | model | [`model`](AnthropicBuilder::model) | `TOOLKIT_MODEL` | `claude-sonnet-4-5` |
 /// | output limit | [`max_tokens`](AnthropicBuilder::max_tokens) | | 4096 |
 ///
-/// Retries, timeouts and errors are those of every HTTP client here: a 429, 5xx or
-/// 529 (overloaded) is retried with backoff, honouring `retry-after`; a missing key,
+/// Retries, timeouts and errors are those of every HTTP client here: a 408, 409, 429,
+/// 5xx (but 501) or 529 (overloaded), a connection closed before the response, and an
+/// `overloaded_error` (or `api_error`, `rate_limit_error`) event before any of a
+/// streamed reply is retried with backoff, honouring `retry-after`; a missing key,
 /// refused connection or timeout fails at once with a message naming what to fix; the
 /// key (sent as `x-api-key`) is scrubbed from every message.
 ///
@@ -229,8 +231,12 @@ fn messages(conversation: &[Message]) -> (String, Vec<Value>) {
         match message {
             Message::System { content } => system.push(content.as_str()),
             Message::User { content } => push("user", vec![json!({"type": "text", "text": content})]),
-            Message::Tool { tool_call_id, content } => {
-                push("user", vec![json!({"type": "tool_result", "tool_use_id": tool_call_id, "content": content})]);
+            Message::Tool { tool_call_id, content, is_error } => {
+                let mut block = json!({"type": "tool_result", "tool_use_id": tool_call_id, "content": content});
+                if *is_error {
+                    block["is_error"] = Value::Bool(true);
+                }
+                push("user", vec![block]);
             }
             Message::Assistant(assistant) => {
                 let mut blocks = Vec::new();
@@ -297,7 +303,7 @@ struct WireUsage {
 }
 
 /// A streamed Messages-API reply being put together.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct ClaudeChunks {
     /// Content blocks by index: `Some((id, name, input so far))` for `tool_use`.
     blocks: Vec<Option<(String, String, String)>>,
@@ -312,7 +318,7 @@ struct ClaudeChunks {
 const MAX_BLOCKS: usize = 1024;
 
 impl Chunks for ClaudeChunks {
-    fn event(&mut self, name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, String> {
+    fn event(&mut self, name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, Problem> {
         let event: Value = match name {
             "message_start"
             | "content_block_start"
@@ -326,8 +332,8 @@ impl Chunks for ClaudeChunks {
         let index = || event["index"].as_u64().map(|i| i as usize).filter(|i| *i < MAX_BLOCKS);
         match name {
             "error" => {
-                let message = event["error"]["message"].as_str().unwrap_or("no reason given");
-                return Err(format!("the server reported an error mid-stream: {message}"));
+                // `{"type": "error", "error": {"type": "overloaded_error", "message": ...}}`
+                return Err(Problem::reported(&[&event["error"]["type"]], &event["error"]["message"]));
             }
             "message_start" => {
                 let usage = &event["message"]["usage"];
@@ -368,7 +374,7 @@ impl Chunks for ClaudeChunks {
                     Some("input_json_delta") => {
                         let fragment = delta["partial_json"].as_str().unwrap_or_default();
                         let Some(Some(block)) = self.blocks.get_mut(index) else {
-                            return Err(format!("input for block {index}, which is not a tool_use block"));
+                            return Err(format!("input for block {index}, which is not a tool_use block").into());
                         };
                         block.2.push_str(fragment);
                         out.push_back(ModelEvent::ToolCallDelta {
@@ -416,7 +422,7 @@ impl ClaudeChunks {
         let usage = Usage::new(self.input_tokens, self.output_tokens);
         let text = std::mem::take(&mut self.text);
         let mut reply = ModelReply {
-            message: AssistantMessage { content: (!text.is_empty()).then_some(text), tool_calls, refusal: None },
+            message: AssistantMessage { content: (!text.is_empty()).then_some(text), tool_calls, ..Default::default() },
             finish_reason,
             usage,
         };
@@ -475,7 +481,8 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
             .saturating_add(u.cache_read_input_tokens.unwrap_or(0));
         Usage::new(prompt, u.output_tokens)
     });
-    let message = AssistantMessage { content: (!content.is_empty()).then_some(content), tool_calls, refusal: None };
+    let message =
+        AssistantMessage { content: (!content.is_empty()).then_some(content), tool_calls, ..Default::default() };
     Ok(ModelReply { message, finish_reason, usage })
 }
 
@@ -491,10 +498,10 @@ mod tests {
             Message::Assistant(AssistantMessage {
                 content: Some("On it.".into()),
                 tool_calls: vec![ToolCall::new("t1", "add", r#"{"a":1}"#), ToolCall::new("t2", "mul", "not json")],
-                refusal: None,
+                ..Default::default()
             }),
-            Message::Tool { tool_call_id: "t1".into(), content: "2".into() },
-            Message::Tool { tool_call_id: "t2".into(), content: "error".into() },
+            Message::Tool { tool_call_id: "t1".into(), content: "2".into(), is_error: false },
+            Message::Tool { tool_call_id: "t2".into(), content: "error".into(), is_error: true },
             Message::user("Thanks."),
         ];
         let (system, messages) = messages(&conversation);
@@ -507,7 +514,10 @@ mod tests {
         assert_eq!(messages[1]["content"][2]["input"], json!({}));
         let results = &messages[2]["content"];
         assert_eq!(results[0], json!({"type": "tool_result", "tool_use_id": "t1", "content": "2"}));
-        assert_eq!(results[1]["tool_use_id"], "t2");
+        assert_eq!(
+            results[1],
+            json!({"type": "tool_result", "tool_use_id": "t2", "content": "error", "is_error": true})
+        );
         assert_eq!(results[2], json!({"type": "text", "text": "Thanks."}));
     }
 

@@ -4,14 +4,24 @@
 //! |---|---|
 //! | `Message::System` | `systemInstruction` (several are joined by a blank line) |
 //! | `Message::User` | a `user` content with a `text` part |
-//! | `Message::Assistant` | a `model` content: a `text` part, then one `functionCall` part per call (`args` is the arguments object) |
-//! | consecutive `Message::Tool` | one `user` content of `functionResponse` parts (`name` from the call it answers, `response: {"output": text}`) |
+//! | `Message::Assistant` | a `model` content: a `text` part, then one `functionCall` part per call (`args` is the arguments object); each part with the `thoughtSignature` it came with |
+//! | consecutive `Message::Tool` | one `user` content of `functionResponse` parts (`name` from the call it answers, `response: {"output": text}`, or `{"error": text}` for a failed call) |
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `functionCallingConfig.mode` `AUTO` / `NONE` / `ANY` / `ANY` with `allowedFunctionNames: [name]` |
 //! | tools | one `functionDeclarations` list of [`Target::Gemini`] exports (`parameters`, or `parametersJsonSchema` where the OpenAPI subset would cut the schema) |
 //!
 //! Gemini may leave out a call's `id`; the client then gives it one (`gemini-…`) for
 //! the loop to pair the result with, and leaves it out again when sending the history
-//! back. `finishReason` maps `STOP` to [`FinishReason::Stop`] (or `ToolCalls` when the
+//! back.
+//!
+//! Thought signatures (Gemini 3 puts one on the first function call of a reply, and may
+//! put one on its text; Gemini 3 refuses the next request if a call's is missing) are
+//! kept where they came and sent back exactly: a call's on that call
+//! ([`ToolCall::thought_signature`]), the text's on the message
+//! ([`AssistantMessage::thought_signature`]), streamed or not. The text of a reply is
+//! one string here, so a signature that came on any of its text parts goes back on the
+//! one text part it is sent as.
+//!
+//! `finishReason` maps `STOP` to [`FinishReason::Stop`] (or `ToolCalls` when the
 //! reply has calls), `MAX_TOKENS` to `Length`, the safety reasons (`SAFETY`,
 //! `RECITATION`, `BLOCKLIST`, `PROHIBITED_CONTENT`, `SPII`) to `ContentFilter`, and any
 //! other to `Other` with its name; a prompt blocked before any candidate is
@@ -28,7 +38,7 @@ use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 
 use super::http::{Auth, Defaults, Settings, Transport, head, unique};
-use super::sse::{self, Chunks};
+use super::sse::{self, Chunks, Problem};
 use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
 use super::{ModelEvent, ModelStream};
 use crate::{Target, ToolCall};
@@ -174,8 +184,13 @@ fn contents(conversation: &[Message]) -> (String, Vec<Value>) {
             Message::User { content } => push("user", vec![json!({"text": content})]),
             Message::Assistant(assistant) => {
                 let mut parts = Vec::new();
-                if let Some(text) = assistant.content.as_deref().filter(|t| !t.is_empty()) {
-                    parts.push(json!({"text": text}));
+                let text = assistant.content.as_deref().unwrap_or_default();
+                if !text.is_empty() || assistant.thought_signature.is_some() {
+                    let mut part = json!({"text": text});
+                    if let Some(signature) = &assistant.thought_signature {
+                        part["thoughtSignature"] = Value::from(signature.as_str());
+                    }
+                    parts.push(part);
                 }
                 for call in &assistant.tool_calls {
                     names.push((call.id.as_str(), call.name.as_str()));
@@ -187,16 +202,22 @@ fn contents(conversation: &[Message]) -> (String, Vec<Value>) {
                     if !call.id.starts_with(MADE_UP_ID) {
                         function_call["id"] = Value::from(call.id.as_str());
                     }
-                    parts.push(json!({"functionCall": function_call}));
+                    let mut part = json!({"functionCall": function_call});
+                    if let Some(signature) = &call.thought_signature {
+                        part["thoughtSignature"] = Value::from(signature.as_str());
+                    }
+                    parts.push(part);
                 }
                 if parts.is_empty() {
                     parts.push(json!({"text": assistant.refusal.as_deref().unwrap_or("")}));
                 }
                 push("model", parts);
             }
-            Message::Tool { tool_call_id, content } => {
+            Message::Tool { tool_call_id, content, is_error } => {
                 let name = names.iter().rev().find(|(id, _)| id == tool_call_id).map_or("", |(_, name)| *name);
-                let mut response = json!({"name": name, "response": {"output": content}});
+                // Gemini's documented keys: `output` for a result, `error` for a failure.
+                let key = if *is_error { "error" } else { "output" };
+                let mut response = json!({"name": name, "response": {key: content}});
                 if !tool_call_id.starts_with(MADE_UP_ID) {
                     response["id"] = Value::from(tool_call_id.as_str());
                 }
@@ -243,6 +264,8 @@ struct Part {
     thought: Option<bool>,
     #[serde(default)]
     function_call: Option<FunctionCall>,
+    #[serde(default)]
+    thought_signature: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -272,7 +295,7 @@ fn stream_url(url: &str) -> String {
 }
 
 /// A streamed Gemini reply: each event a reply of its own.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct GeminiChunks {
     calls: Vec<ToolCall>,
     usage: Usage,
@@ -280,11 +303,11 @@ struct GeminiChunks {
 }
 
 impl Chunks for GeminiChunks {
-    fn event(&mut self, _name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, String> {
+    fn event(&mut self, _name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, Problem> {
         let value: Value = serde_json::from_str(data).map_err(|e| format!("not a Gemini reply: {e}"))?;
         if let Some(error) = value.get("error") {
-            let message = error["message"].as_str().unwrap_or("no reason given");
-            return Err(format!("the server reported an error mid-stream: {message}"));
+            // `{"error": {"code": 503, "message", "status": "UNAVAILABLE"}}`
+            return Err(Problem::reported(&[&error["status"], &error["code"]], &error["message"]));
         }
         if value.get("candidates").is_none() && value.get("promptFeedback").is_none() {
             // A chunk with only usage (or nothing this client reads).
@@ -293,6 +316,9 @@ impl Chunks for GeminiChunks {
         let reply = parse_reply(data).map_err(|e| e.to_string())?;
         if let Some(text) = reply.message.content.filter(|t| !t.is_empty()) {
             out.push_back(ModelEvent::TextDelta(text));
+        }
+        if let Some(signature) = reply.message.thought_signature {
+            out.push_back(ModelEvent::ThoughtSignature(signature));
         }
         for call in reply.message.tool_calls {
             out.push_back(ModelEvent::ToolCallDelta {
@@ -343,12 +369,21 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
     };
     let mut content = String::new();
     let mut tool_calls = Vec::new();
+    let mut text_signature = None;
     for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
-        if let Some(call) = part.function_call {
+        let Part { text, thought, function_call, thought_signature } = part;
+        let thought_signature = thought_signature.filter(|s| !s.is_empty());
+        if let Some(call) = function_call {
             let id = call.id.filter(|id| !id.is_empty()).unwrap_or_else(|| format!("{MADE_UP_ID}{}", unique()));
             let arguments = if call.args.is_null() { "{}".to_string() } else { call.args.to_string() };
-            tool_calls.push(ToolCall::new(id, call.name, arguments));
-        } else if let Some(text) = part.text.filter(|_| part.thought != Some(true)) {
+            tool_calls.push(ToolCall { thought_signature, ..ToolCall::new(id, call.name, arguments) });
+            continue;
+        }
+        // Any other part's signature (text, often empty, or a thought) goes back on the text.
+        if thought_signature.is_some() {
+            text_signature = thought_signature;
+        }
+        if let Some(text) = text.filter(|_| thought != Some(true)) {
             content.push_str(&text);
         }
     }
@@ -364,7 +399,12 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
             FinishReason::Other(other.to_string())
         }
     };
-    let message = AssistantMessage { content: (!content.is_empty()).then_some(content), tool_calls, refusal: None };
+    let message = AssistantMessage {
+        content: (!content.is_empty()).then_some(content),
+        tool_calls,
+        refusal: None,
+        thought_signature: text_signature,
+    };
     Ok(ModelReply { message, finish_reason, usage })
 }
 
@@ -381,8 +421,8 @@ mod tests {
                 ToolCall::new("gemini-7", "add", r#"{"a":1}"#),
                 ToolCall::new("fc_2", "mul", r#"{"a":2}"#),
             ])),
-            Message::Tool { tool_call_id: "gemini-7".into(), content: "2".into() },
-            Message::Tool { tool_call_id: "fc_2".into(), content: "4".into() },
+            Message::Tool { tool_call_id: "gemini-7".into(), content: "2".into(), is_error: false },
+            Message::Tool { tool_call_id: "fc_2".into(), content: "4".into(), is_error: false },
         ];
         let (system, contents) = contents(&conversation);
         assert_eq!(system, "Be brief.");

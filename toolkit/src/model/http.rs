@@ -1,6 +1,15 @@
-//! What every HTTP model client shares: one POST with the key, retries of 429 and 5xx
-//! with backoff (honouring `retry-after`), and errors that name the endpoint and the
-//! variable to fix, with the key scrubbed out. A client adds only its wire format.
+//! What every HTTP model client shares: one POST with the key, retries with backoff
+//! (honouring the provider's hint: `retry-after`, `retry-after-ms`, Gemini's
+//! `RetryInfo`), and errors that name the endpoint and the variable to fix, with the key
+//! scrubbed out and the provider's words cut to a readable head. A client adds only its
+//! wire format.
+//!
+//! What is retried: 408, 409, 429 and 5xx but 501 (the answers a provider may not give
+//! next time), and a connection that closed before the whole reply came (the server was
+//! reached; a model request is safe to send again). Not retried: other 4xx (the request
+//! is wrong, and stays wrong), 501 (the server does not do this, and will not), a
+//! refused connection or an unknown host (the address is wrong: failing fast names the
+//! variable to fix), a timeout (it already took the whole timeout).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -11,8 +20,9 @@ use serde::{Deserialize, Serialize};
 
 use super::ModelError;
 
-/// A `Retry-After` longer than this is not waited for: the error is returned at once.
-const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+/// The longest wait a provider's hint is honoured for, unless the builder says
+/// otherwise: a longer one is not waited for, the error is returned at once.
+const MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
 
 /// How a client sends its key.
 #[derive(Clone, Copy, Debug)]
@@ -42,6 +52,8 @@ pub(crate) struct Transport {
     pub(crate) max_retries: u32,
     pub(crate) backoff: Duration,
     pub(crate) max_backoff: Duration,
+    /// The longest retry hint waited for.
+    pub(crate) max_retry_wait: Duration,
 }
 
 /// The settings every HTTP client's builder has.
@@ -56,6 +68,7 @@ pub(crate) struct Settings {
     pub(crate) max_retries: Option<u32>,
     pub(crate) backoff: Option<Duration>,
     pub(crate) max_backoff: Option<Duration>,
+    pub(crate) max_retry_wait: Option<Duration>,
 }
 
 /// The setters every HTTP client's builder shares (over its `settings: Settings`),
@@ -100,9 +113,23 @@ macro_rules! builder_setters {
             self
         }
 
-        /// How many times a 429 or 5xx is retried (default 3).
+        /// How many times a request is retried (default 3): after a 408, 409, 429 or
+        /// 5xx other than 501, a connection closed before the whole reply came, or an
+        /// error the provider reports as transient (overloaded, internal error, rate
+        /// limit) at the start of a streamed reply, before any of it reached the caller.
         pub fn max_retries(mut self, retries: u32) -> Self {
             self.settings.max_retries = Some(retries);
+            self
+        }
+
+        /// The longest wait a provider may ask for before a retry and have it honoured
+        /// (default 60 s): `Retry-After`, `retry-after-ms`, or the `retryDelay` of
+        /// Gemini's `RetryInfo` in the error body. A provider that asks for longer is not
+        /// retried: the error ([`RateLimited`](crate::model::ModelError::RateLimited) or
+        /// [`Server`](crate::model::ModelError::Server)) comes back at once, its
+        /// `retry_after` saying how long the provider asked to wait.
+        pub fn max_retry_wait(mut self, wait: std::time::Duration) -> Self {
+            self.settings.max_retry_wait = Some(wait);
             self
         }
 
@@ -188,6 +215,7 @@ impl Settings {
             max_retries: self.max_retries.unwrap_or(3),
             backoff: self.backoff.unwrap_or(Duration::from_millis(500)),
             max_backoff: self.max_backoff.unwrap_or(Duration::from_secs(20)),
+            max_retry_wait: self.max_retry_wait.unwrap_or(MAX_RETRY_WAIT),
         })
     }
 }
@@ -209,11 +237,15 @@ impl Transport {
         d
     }
 
-    /// POSTs `body` as JSON, retrying 429 and 5xx; the body of the first success (at
-    /// most [`MAX_REPLY`] bytes: a larger one is refused, not read into memory).
+    /// POSTs `body` as JSON, retrying what [`retryable`] says and a connection that
+    /// broke before the whole reply came; the body of the first success (at most
+    /// [`MAX_REPLY`] bytes: a larger one is refused, not read into memory).
     pub(crate) async fn post<B: Serialize + ?Sized>(&self, body: &B) -> Result<String, ModelError> {
-        let response = self.send(body, Covers::Response).await?;
-        let (text, cut) = read_at_most(response, MAX_REPLY).await.map_err(|e| self.network_error(e))?;
+        let mut attempts = 0;
+        let read = |response: reqwest::Response| async move {
+            read_at_most(response, MAX_REPLY).await.map_err(Failure::Network)
+        };
+        let (text, cut) = self.send(body, Covers::Response, &mut attempts, read).await?;
         if cut {
             return Err(ModelError::MalformedResponse {
                 message: format!("the reply is larger than {} MiB; it was not read", MAX_REPLY >> 20),
@@ -222,80 +254,128 @@ impl Transport {
         Ok(text)
     }
 
-    /// POSTs `body` as JSON for a stream, retrying 429 and 5xx; the first successful
-    /// response, its body unread. The timeout covers the wait for its headers only (the
-    /// caller times each wait between its events).
+    /// POSTs `body` as JSON for a stream, retrying as [`post`](Self::post) does; the
+    /// first successful response, its body unread. The timeout covers the wait for its
+    /// headers only (the caller times each wait between its events). `attempts` counts
+    /// the requests made, across calls: a stream that is asked for again (after an
+    /// error the provider reported before any output) shares one budget of retries.
     pub(crate) async fn send_streaming<B: Serialize + ?Sized>(
         &self,
         body: &B,
+        attempts: &mut u32,
     ) -> Result<reqwest::Response, ModelError> {
-        self.send(body, Covers::Headers).await
+        self.send(body, Covers::Headers, attempts, |response| std::future::ready(Ok(response))).await
     }
 
-    /// POSTs `body` as JSON, retrying 429 and 5xx; the first successful response, its
-    /// body unread, the timeout covering what `covers` says.
-    async fn send<B: Serialize + ?Sized>(&self, body: &B, covers: Covers) -> Result<reqwest::Response, ModelError> {
-        let mut attempt = 0;
+    /// POSTs `body` as JSON until an attempt succeeds or may not be retried; `read`
+    /// takes a successful response (the body read within the timeout, for
+    /// [`Covers::Response`]).
+    async fn send<B, T, F, Fut>(
+        &self,
+        body: &B,
+        covers: Covers,
+        attempts: &mut u32,
+        mut read: F,
+    ) -> Result<T, ModelError>
+    where
+        B: Serialize + ?Sized,
+        F: FnMut(reqwest::Response) -> Fut,
+        Fut: std::future::Future<Output = Result<T, Failure>>,
+    {
         loop {
-            attempt += 1;
-            let mut request = self.http.post(&self.url).json(body);
-            if covers == Covers::Response {
-                request = request.timeout(self.timeout);
-            }
-            request = match self.auth {
-                Auth::Bearer => request.bearer_auth(&self.api_key),
-                Auth::Header(name) => request.header(name, &self.api_key),
+            *attempts += 1;
+            let attempt = *attempts;
+            let failure = match self.attempt(body, covers).await {
+                Ok(response) => match read(response).await {
+                    Ok(reply) => return Ok(reply),
+                    Err(failure) => failure,
+                },
+                Err(failure) => failure,
             };
-            for (name, value) in &self.headers {
-                request = request.header(*name, value);
-            }
-            let sent = match tokio::time::timeout(self.timeout, request.send()).await {
-                Ok(sent) => sent.map_err(|e| self.network_error(e))?,
-                Err(_) => return Err(self.timed_out()),
-            };
-            let status = sent.status();
-            if status.is_success() {
-                return Ok(sent);
-            }
-            let headers = sent.headers().clone();
-            // Only the start of an error body is kept (its message), so only that is read,
-            // within the timeout (a stream's request has none of its own).
-            let (text, _) = match tokio::time::timeout(self.timeout, read_at_most(sent, MAX_ERROR_BODY)).await {
-                Ok(read) => read.map_err(|e| self.network_error(e))?,
-                Err(_) => return Err(self.timed_out()),
-            };
-            let message = self.scrub(&provider_message(&text));
-            let retryable = status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error();
-            if retryable && attempt <= self.max_retries {
-                let delay = match retry_after(&headers) {
-                    Some(wait) if wait > MAX_RETRY_AFTER => None,
-                    Some(wait) => Some(wait),
-                    None => Some(self.backoff_for(attempt)),
-                };
-                if let Some(delay) = delay {
+            let retry = attempt <= self.max_retries;
+            let delay = match failure {
+                Failure::Network(e) => match self.network_error(e) {
+                    ModelError::ConnectionClosed { message, .. } if retry => {
+                        tracing::warn!(attempt, %message, "the connection closed before a response; retrying");
+                        self.backoff_for(attempt)
+                    }
+                    ModelError::ConnectionClosed { url, message, .. } => {
+                        return Err(ModelError::ConnectionClosed { url, attempts: attempt, message });
+                    }
+                    other => return Err(other),
+                },
+                Failure::Final(e) => return Err(e),
+                Failure::Status { status, message, wait } => {
+                    let too_long = wait.is_some_and(|wait| wait > self.max_retry_wait);
+                    if !retryable(status) || !retry || too_long {
+                        return Err(self.status_error(status, attempt, message, wait));
+                    }
+                    let delay = wait.unwrap_or_else(|| self.backoff_for(attempt));
                     tracing::warn!(
                         status = status.as_u16(),
                         attempt,
                         delay_ms = delay.as_millis() as u64,
                         "model request failed; retrying"
                     );
-                    tokio::time::sleep(delay).await;
-                    continue;
+                    delay
                 }
-            }
-            return Err(self.status_error(status, attempt, message));
+            };
+            tokio::time::sleep(delay).await;
         }
     }
 
-    fn status_error(&self, status: StatusCode, attempts: u32, message: String) -> ModelError {
+    /// One request, to its response's headers: the response when its status is a
+    /// success, else why not.
+    async fn attempt<B: Serialize + ?Sized>(&self, body: &B, covers: Covers) -> Result<reqwest::Response, Failure> {
+        let mut request = self.http.post(&self.url).json(body);
+        if covers == Covers::Response {
+            request = request.timeout(self.timeout);
+        }
+        request = match self.auth {
+            Auth::Bearer => request.bearer_auth(&self.api_key),
+            Auth::Header(name) => request.header(name, &self.api_key),
+        };
+        for (name, value) in &self.headers {
+            request = request.header(*name, value);
+        }
+        let sent = match tokio::time::timeout(self.timeout, request.send()).await {
+            Ok(sent) => sent.map_err(Failure::Network)?,
+            Err(_) => return Err(Failure::Final(self.timed_out())),
+        };
+        let status = sent.status();
+        if status.is_success() {
+            return Ok(sent);
+        }
+        let headers = sent.headers().clone();
+        // Only the start of an error body is kept (its message), so only that is read,
+        // within the timeout (a stream's request has none of its own). A body that
+        // breaks off still leaves the status to go by.
+        let text = match tokio::time::timeout(self.timeout, read_at_most(sent, MAX_ERROR_BODY)).await {
+            Ok(Ok((text, _))) => text,
+            Ok(Err(e)) if e.is_timeout() => return Err(Failure::Final(self.timed_out())),
+            Ok(Err(_)) => String::new(),
+            Err(_) => return Err(Failure::Final(self.timed_out())),
+        };
+        let message = head_with_ellipsis(&self.scrub(&provider_message(&text)), MESSAGE_CHARS);
+        let wait = retry_after(&headers).or_else(|| retry_delay(&text));
+        Err(Failure::Status { status, message, wait })
+    }
+
+    fn status_error(
+        &self,
+        status: StatusCode,
+        attempts: u32,
+        message: String,
+        retry_after: Option<Duration>,
+    ) -> ModelError {
         let url = self.url.clone();
         match status.as_u16() {
             401 | 403 => {
                 ModelError::Unauthorized { url, status: status.as_u16(), message, variable: self.key_variable }
             }
             404 => ModelError::ModelNotFound { model: self.model.clone(), url, message },
-            429 => ModelError::RateLimited { url, attempts, message },
-            s if status.is_server_error() => ModelError::Server { url, status: s, attempts, message },
+            429 => ModelError::RateLimited { url, attempts, message, retry_after },
+            s if status.is_server_error() => ModelError::Server { url, status: s, attempts, message, retry_after },
             s => ModelError::Rejected { url, status: s, message },
         }
     }
@@ -305,11 +385,15 @@ impl Transport {
         ModelError::Timeout { url: self.url.clone(), timeout: self.timeout }
     }
 
+    /// What a failure of the network means: a timeout, a server that could not be
+    /// reached ([`ModelError::Unreachable`]: refused, DNS, TLS, a malformed URL), or one
+    /// that was reached and whose connection then closed or broke before the whole
+    /// reply came ([`ModelError::ConnectionClosed`], counted as one attempt).
     pub(crate) fn network_error(&self, e: reqwest::Error) -> ModelError {
         if e.is_timeout() {
             return self.timed_out();
         }
-        // The error chain says why (refused, DNS, TLS); the URL says where.
+        // The error chain says why (refused, DNS, TLS, closed); the URL says where.
         let mut message = e.to_string();
         let mut source = std::error::Error::source(&e);
         while let Some(s) = source {
@@ -317,7 +401,14 @@ impl Transport {
             message.push_str(&s.to_string());
             source = s.source();
         }
-        ModelError::Unreachable { url: self.url.clone(), message: self.scrub(&message), variable: self.base_variable }
+        let message = self.scrub(&message);
+        let url = self.url.clone();
+        // A request error that is not a connect error happened once connected: the
+        // exchange broke (hyper's "connection closed before message completed", a reset).
+        if !e.is_connect() && (e.is_request() || e.is_body()) {
+            return ModelError::ConnectionClosed { url, attempts: 1, message };
+        }
+        ModelError::Unreachable { url, message, variable: self.base_variable }
     }
 
     /// Exponential backoff with full jitter: a random wait in `[d/2, d]`, where `d`
@@ -334,8 +425,32 @@ impl Transport {
     }
 }
 
+/// Why an attempt failed.
+pub(crate) enum Failure {
+    /// The network failed ([`Transport::network_error`] says how).
+    Network(reqwest::Error),
+    /// An answer with an error status: the provider's message (scrubbed, cut) and the
+    /// wait it asked for, if any.
+    Status { status: StatusCode, message: String, wait: Option<Duration> },
+    /// A failure no retry can help.
+    Final(ModelError),
+}
+
+/// Whether an answer with this status may be different next time: 408 (the request
+/// timed out), 409 (a conflict, which OpenAI's and Anthropic's SDKs retry too), 429, and
+/// 5xx but 501 (Not Implemented: the server does not do this, and will not).
+pub(crate) fn retryable(status: StatusCode) -> bool {
+    matches!(status.as_u16(), 408 | 409 | 429) || (status.is_server_error() && status != StatusCode::NOT_IMPLEMENTED)
+}
+
+/// How much of a provider's message an error keeps: an HTML error page or a stack trace
+/// is cut to a readable head.
+pub(crate) const MESSAGE_CHARS: usize = 500;
+
 /// The provider's error message (`{"error": {"message": ...}}`, which OpenAI, Anthropic
-/// and Gemini all use), else the body's head.
+/// and Gemini all use, also as the first element of an array, as Gemini sometimes sends
+/// it), else the body as text: an HTML (or XML) page's text without its markup, and any
+/// body's whitespace runs as single spaces. Not cut: the caller scrubs the key, then cuts.
 pub(crate) fn provider_message(text: &str) -> String {
     #[derive(Deserialize)]
     struct Envelope {
@@ -347,11 +462,84 @@ pub(crate) fn provider_message(text: &str) -> String {
         Object { message: String },
         Text(String),
     }
-    match serde_json::from_str::<Envelope>(text) {
-        Ok(Envelope { error: Inner::Object { message } | Inner::Text(message) }) => message,
-        Err(_) if text.trim().is_empty() => "(empty response body)".into(),
-        Err(_) => head(text, 200).to_string(),
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Body {
+        One(Envelope),
+        First([Envelope; 1]),
     }
+    match serde_json::from_str::<Body>(text) {
+        Ok(Body::One(Envelope { error: Inner::Object { message } | Inner::Text(message) }))
+        | Ok(Body::First([Envelope { error: Inner::Object { message } | Inner::Text(message) }])) => message,
+        Err(_) if text.trim().is_empty() => "(empty response body)".into(),
+        Err(_) if text.trim_start().starts_with('<') => one_line(&markup_text(text)),
+        Err(_) => one_line(text),
+    }
+}
+
+/// The text of an HTML or XML page: tags, comments, scripts and styles taken out (each
+/// tag read as a space, so `<h1>501</h1><p>Not Implemented</p>` reads `501 Not
+/// Implemented`), the common entities decoded.
+fn markup_text(page: &str) -> String {
+    let mut text = String::with_capacity(page.len().min(4096));
+    let mut rest = page;
+    while let Some(open) = rest.find('<') {
+        text.push_str(&rest[..open]);
+        text.push(' ');
+        let tag = &rest[open..];
+        let lower: String = tag.chars().take(8).flat_map(char::to_lowercase).collect();
+        // Where the markup that starts here ends: a comment at `-->`, a script or style at
+        // its closing tag, any other tag at `>`; an unclosed one runs to the end.
+        let end = if tag.starts_with("<!--") {
+            tag.find("-->").map(|i| i + 3)
+        } else if let Some(name) = ["script", "style"].into_iter().find(|name| lower[1..].starts_with(name)) {
+            let close = format!("</{name}");
+            let at = tag.as_bytes().windows(close.len()).position(|w| w.eq_ignore_ascii_case(close.as_bytes()));
+            // `at` is where an ASCII `<` is: a character boundary.
+            at.and_then(|i| tag[i..].find('>').map(|j| i + j + 1))
+        } else {
+            tag.find('>').map(|i| i + 1)
+        };
+        rest = end.map_or("", |end| &tag[end..]);
+    }
+    text.push_str(rest);
+    for (entity, plain) in
+        [("&nbsp;", " "), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&amp;", "&")]
+    {
+        if text.contains(entity) {
+            text = text.replace(entity, plain);
+        }
+    }
+    text
+}
+
+/// `text` with each run of whitespace as one space, trimmed.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The first `chars` characters of `text`, with `…` when there was more.
+pub(crate) fn head_with_ellipsis(text: &str, chars: usize) -> String {
+    let cut = head(text, chars);
+    if cut.len() == text.len() { text.to_string() } else { format!("{cut}…") }
+}
+
+/// The wait Gemini asks for in an error body: the `retryDelay` of the
+/// `type.googleapis.com/google.rpc.RetryInfo` entry of `error.details` (a protobuf
+/// duration: `"17s"`, `"1.5s"`). A wait too long for a `Duration` reads as
+/// [`Duration::MAX`]; a negative or unreadable one is ignored.
+pub(crate) fn retry_delay(text: &str) -> Option<Duration> {
+    let body: serde_json::Value = serde_json::from_str(text).ok()?;
+    // Gemini sends its error object alone, or as the one element of an array.
+    let error = body.get("error").or_else(|| body.get(0)?.get("error"))?;
+    error.get("details")?.as_array()?.iter().find_map(|detail| {
+        let kind = detail.get("@type")?.as_str()?;
+        if !kind.ends_with("google.rpc.RetryInfo") {
+            return None;
+        }
+        let seconds: f64 = detail.get("retryDelay")?.as_str()?.trim().strip_suffix('s')?.parse().ok()?;
+        (seconds >= 0.0).then(|| Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
+    })
 }
 
 /// What a request's timeout covers.
@@ -385,8 +573,8 @@ async fn read_at_most(mut response: reqwest::Response, limit: usize) -> Result<(
 }
 
 /// `retry-after-ms` (OpenAI) or `Retry-After` in seconds. A wait too long for a
-/// `Duration` (`1e300`, `inf`) reads as [`Duration::MAX`]: over [`MAX_RETRY_AFTER`], so not
-/// waited for. Negative and unreadable values are ignored.
+/// `Duration` (`1e300`, `inf`) reads as [`Duration::MAX`]: over any `max_retry_wait`, so
+/// not waited for. Negative and unreadable values are ignored.
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<f64>().ok());
     let wait = |secs: f64| Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX);
@@ -420,6 +608,8 @@ fn jitter() -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
@@ -437,12 +627,60 @@ mod tests {
             assert_eq!(read("retry-after", huge), Some(Duration::MAX), "{huge}");
             assert_eq!(read("retry-after-ms", huge), Some(Duration::MAX), "{huge}");
         }
-        assert!(read("retry-after", "1e300").unwrap() > MAX_RETRY_AFTER);
+        assert!(read("retry-after", "1e300").unwrap() > MAX_RETRY_WAIT);
         // Negative, not a number, or an HTTP date: no wait from the header.
         for ignored in ["-1", "NaN", "soon", "Wed, 21 Oct 2015 07:28:00 GMT"] {
             assert_eq!(read("retry-after", ignored), None, "{ignored}");
         }
         assert_eq!(retry_after(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn geminis_retry_delay_is_read_from_the_body() {
+        let body = |delay: &str| {
+            json!({"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "details": [
+                {"@type": "type.googleapis.com/google.rpc.QuotaFailure"},
+                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": delay}
+            ]}})
+            .to_string()
+        };
+        assert_eq!(retry_delay(&body("17s")), Some(Duration::from_secs(17)));
+        assert_eq!(retry_delay(&body("1.5s")), Some(Duration::from_millis(1500)));
+        assert_eq!(retry_delay(&body("0.000340s")), Some(Duration::from_micros(340)));
+        assert_eq!(retry_delay(&format!("[{}]", body("2s"))), Some(Duration::from_secs(2)), "as an array");
+        assert_eq!(retry_delay(&body("1e300s")), Some(Duration::MAX));
+        for ignored in ["-1s", "17", "soon", "NaNs", ""] {
+            assert_eq!(retry_delay(&body(ignored)), None, "{ignored}");
+        }
+        for other in ["<html>429</html>", r#"{"error": {"message": "slow down"}}"#, r#"{"error": {"details": 3}}"#] {
+            assert_eq!(retry_delay(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn error_bodies_are_read_as_one_readable_line() {
+        assert_eq!(provider_message(r#"{"error": {"message": "bad key", "type": "x"}}"#), "bad key");
+        assert_eq!(provider_message(r#"[{"error": {"code": 400, "message": "in an array"}}]"#), "in an array");
+        assert_eq!(provider_message(r#"{"error": "plain"}"#), "plain");
+        assert_eq!(provider_message("  \n"), "(empty response body)");
+        assert_eq!(provider_message("upstream\n\n  connect error  "), "upstream connect error");
+        let page = "<!DOCTYPE html><HTML><head><title>502 Bad Gateway</title><STYLE>p { x: 1 }</style>\
+                    <script type=\"a\">if (a < b) {}</SCRIPT></head><body><!-- <p>hidden</p> -->\
+                    <h1>Bad&nbsp;Gateway</h1><p>nginx &amp; co &lt;1.2&gt;</p></body></html>";
+        assert_eq!(provider_message(page), "502 Bad Gateway Bad Gateway nginx & co <1.2>");
+        // Unclosed markup and text that is not a page do not panic, and lose nothing else.
+        assert_eq!(provider_message("<p>cut <script>never closed"), "cut");
+        assert_eq!(provider_message("<p>日本語 <b>テキスト"), "日本語 テキスト");
+        assert_eq!(head_with_ellipsis("abcdef", 3), "abc…");
+        assert_eq!(head_with_ellipsis("abc", 3), "abc");
+    }
+
+    #[test]
+    fn retried_statuses() {
+        let retried: Vec<u16> = (400..600).filter(|s| retryable(StatusCode::from_u16(*s).unwrap())).collect::<Vec<_>>();
+        let mut expected = vec![408, 409, 429, 500];
+        expected.extend(502..600);
+        assert_eq!(retried, expected);
     }
 
     #[test]

@@ -1,6 +1,13 @@
 //! The conversation, in the Chat Completions wire format: the one format every provider
 //! of that API reads, so a transcript can be sent, stored and replayed as is (the other
 //! clients translate it).
+//!
+//! Two things other providers need are kept beside that format, each written only when
+//! present, so a transcript without them is plain Chat Completions: a failed tool call's
+//! `is_error: true` on its `role: "tool"` message (Anthropic's `is_error`, Gemini's error
+//! form of a function response; the Chat Completions client leaves it out), and
+//! Gemini's thought signatures as `extra_content.google.thought_signature` on a tool
+//! call or an assistant message (the shape of Gemini's own OpenAI-compatible API).
 
 use serde::{Deserialize, Serialize};
 
@@ -34,7 +41,17 @@ pub enum Message {
         tool_call_id: String,
         /// The result's text (or the error the model can act on).
         content: String,
+        /// Whether the call failed (its content is then the error). Sent as Anthropic's
+        /// `is_error` and as Gemini's error form of a function response; Chat Completions
+        /// and the Responses API have no such flag, and their clients leave it out. On
+        /// the wire here, written only when `true`.
+        #[serde(default, skip_serializing_if = "is_false")]
+        is_error: bool,
     },
+}
+
+fn is_false(flag: &bool) -> bool {
+    !*flag
 }
 
 impl Message {
@@ -53,9 +70,23 @@ impl Message {
         Message::Assistant(AssistantMessage::text(content))
     }
 
-    /// The `role: "tool"` message for a result.
+    /// The `role: "tool"` message for a result, flagged as an error when the call
+    /// failed.
+    ///
+    /// ```
+    /// use toolkit::model::Message;
+    /// use toolkit::{ErrorKind, ToolError, ToolResult};
+    /// let failed = ToolResult::failed("call_1", "now", ToolError::new(ErrorKind::ToolFailed, "no clock"));
+    /// assert!(matches!(Message::tool(&failed), Message::Tool { is_error: true, .. }));
+    /// let ok = Message::tool(&ToolResult::ok("call_2", "now", "12:00"));
+    /// assert_eq!(serde_json::to_string(&ok).unwrap(), r#"{"role":"tool","tool_call_id":"call_2","content":"12:00"}"#);
+    /// ```
     pub fn tool(result: &ToolResult) -> Self {
-        Message::Tool { tool_call_id: result.call_id.clone(), content: result.content.clone() }
+        Message::Tool {
+            tool_call_id: result.call_id.clone(),
+            content: result.content.clone(),
+            is_error: result.is_error(),
+        }
     }
 
     /// The text of a system, user, tool or assistant message (`None` for an assistant
@@ -110,6 +141,14 @@ pub struct AssistantMessage {
     /// is then usually empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refusal: Option<String>,
+    /// Gemini's `thoughtSignature` on the text of the reply: an opaque token sent back,
+    /// exactly, on the text part the client writes this message's text as. Gemini puts
+    /// one on the last part of a reply (in a stream, on its last chunk, often with empty
+    /// text); a reply with several keeps the last. A call's own signature is on the
+    /// call ([`ToolCall::thought_signature`]). On the wire here:
+    /// `"extra_content": {"google": {"thought_signature": "..."}}`, left out when `None`.
+    #[serde(default, rename = "extra_content", skip_serializing_if = "Option::is_none", with = "google_signature")]
+    pub thought_signature: Option<String>,
 }
 
 impl AssistantMessage {
@@ -129,11 +168,50 @@ impl AssistantMessage {
     }
 }
 
+/// Gemini's signature in the shape of its OpenAI-compatible API:
+/// `{"google": {"thought_signature": "..."}}` (the value of an `extra_content` field).
+mod google_signature {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize, Default)]
+    pub(super) struct Extra {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        google: Option<Google>,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct Google {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thought_signature: Option<String>,
+    }
+
+    impl Extra {
+        pub(super) fn of(signature: Option<&str>) -> Option<Extra> {
+            let thought_signature = Some(signature?.to_string());
+            Some(Extra { google: Some(Google { thought_signature }) })
+        }
+
+        pub(super) fn signature(self) -> Option<String> {
+            self.google?.thought_signature
+        }
+    }
+
+    pub fn serialize<S: Serializer>(signature: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+        Extra::of(signature.as_deref()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        Ok(Option::<Extra>::deserialize(d)?.and_then(Extra::signature))
+    }
+}
+
 /// `ToolCall` in its Chat Completions shape:
-/// `{"id", "type": "function", "function": {"name", "arguments"}}`.
+/// `{"id", "type": "function", "function": {"name", "arguments"}}`, and
+/// `"extra_content": {"google": {"thought_signature"}}` for a call that has one.
 mod wire_calls {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+    use super::google_signature::Extra;
     use crate::ToolCall;
 
     #[derive(Serialize, Deserialize)]
@@ -144,6 +222,8 @@ mod wire_calls {
         kind: std::borrow::Cow<'a, str>,
         #[serde(borrow)]
         function: Function<'a>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        extra_content: Option<Extra>,
     }
 
     #[derive(Serialize, Deserialize)]
@@ -163,6 +243,7 @@ mod wire_calls {
             id: c.id.as_str().into(),
             kind: "function".into(),
             function: Function { name: c.name.as_str().into(), arguments: c.arguments.as_str().into() },
+            extra_content: Extra::of(c.thought_signature.as_deref()),
         }))
     }
 
@@ -170,7 +251,10 @@ mod wire_calls {
         let wire = Vec::<Wire<'de>>::deserialize(d)?;
         Ok(wire
             .into_iter()
-            .map(|w| ToolCall::new(w.id.into_owned(), w.function.name.into_owned(), w.function.arguments.into_owned()))
+            .map(|w| ToolCall {
+                thought_signature: w.extra_content.and_then(Extra::signature),
+                ..ToolCall::new(w.id.into_owned(), w.function.name.into_owned(), w.function.arguments.into_owned())
+            })
             .collect())
     }
 }

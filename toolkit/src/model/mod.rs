@@ -9,10 +9,13 @@
 //! - `Anthropic` (feature `anthropic`) speaks the Anthropic Messages API (Claude).
 //! - `Gemini` (feature `gemini`) speaks the Gemini API (`generateContent`).
 //!
-//! The HTTP clients share one transport: 429 and 5xx are retried with backoff,
-//! honouring `retry-after`; a missing key, a refused connection or a timeout fails at
-//! once with a message naming the variable or the URL; the key never appears in an
-//! error.
+//! The HTTP clients share one transport: 408, 409, 429, 5xx but 501, a connection
+//! closed before the reply, and an error a stream reports as transient before any of
+//! the reply reached the caller are retried with backoff, honouring the provider's
+//! wait (`retry-after`, Gemini's `RetryInfo`) up to a limit; a missing key, a refused
+//! connection or a timeout fails at once with a message naming the variable or the
+//! URL; the key never appears in an error, and a provider's error page is cut to a
+//! readable head.
 //!
 //! The conversation is kept in the Chat Completions wire format ([`Message`]), the one
 //! format every provider of that API reads, so a transcript can be sent, stored and
@@ -252,7 +255,7 @@ pub(crate) fn trailing_tool_results(messages: &[Message]) -> Vec<(&str, &str)> {
     messages[start..]
         .iter()
         .filter_map(|m| match m {
-            Message::Tool { tool_call_id, content } => Some((tool_call_id.as_str(), content.as_str())),
+            Message::Tool { tool_call_id, content, .. } => Some((tool_call_id.as_str(), content.as_str())),
             _ => None,
         })
         .collect()
@@ -396,6 +399,15 @@ impl ToolChoice {
     }
 }
 
+/// `; the provider asked to wait 17s` for an error that said how long to wait.
+fn asked_to_wait(wait: &Option<Duration>) -> String {
+    match wait {
+        None => String::new(),
+        Some(wait) if wait.as_secs() >= 365 * 24 * 3600 => "; the provider asked to wait over a year".into(),
+        Some(wait) => format!("; the provider asked to wait {wait:?}"),
+    }
+}
+
 /// Why a model request failed. No variant ever holds an API key.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -428,8 +440,9 @@ pub enum ModelError {
         /// The provider's message.
         message: String,
     },
-    /// Still rate limited (429) after every retry.
-    #[error("rate limited by {url} (429) after {attempts} attempts: {message}")]
+    /// Still rate limited (429) after every retry, or asked to wait longer than the
+    /// client's `max_retry_wait` (then after one attempt: see `retry_after`).
+    #[error("rate limited by {url} (429) after {attempts} attempts: {message}{}", asked_to_wait(.retry_after))]
     RateLimited {
         /// The endpoint.
         url: String,
@@ -437,9 +450,16 @@ pub enum ModelError {
         attempts: u32,
         /// The provider's message.
         message: String,
+        /// The wait the provider asked for in its last answer (`Retry-After`,
+        /// `retry-after-ms`, or Gemini's `RetryInfo.retryDelay`), if it said. When it is
+        /// longer than the client's `max_retry_wait`, the request was not retried:
+        /// wait this long before asking again.
+        retry_after: Option<Duration>,
     },
-    /// A server error (5xx) after every retry.
-    #[error("server error from {url} ({status}) after {attempts} attempts: {message}")]
+    /// A server error (5xx) after every retry (501 at once: it is not retried), or an
+    /// answer that asked to wait longer than the client's `max_retry_wait` (then after
+    /// one attempt: see `retry_after`).
+    #[error("server error from {url} ({status}) after {attempts} attempts: {message}{}", asked_to_wait(.retry_after))]
     Server {
         /// The endpoint.
         url: String,
@@ -449,6 +469,9 @@ pub enum ModelError {
         attempts: u32,
         /// The provider's message.
         message: String,
+        /// The wait the provider asked for in its last answer, if it said (as in
+        /// [`RateLimited`](Self::RateLimited)).
+        retry_after: Option<Duration>,
     },
     /// Any other refusal (400 for a schema the provider does not take, 422, ...).
     #[error("request rejected by {url} ({status}): {message}")]
@@ -460,7 +483,8 @@ pub enum ModelError {
         /// The provider's message.
         message: String,
     },
-    /// The server could not be reached at all.
+    /// The server could not be reached at all (refused, unknown host, TLS, a malformed
+    /// URL): not retried, since the address is most likely wrong.
     #[error("cannot reach {url}: {message}; check {variable}")]
     Unreachable {
         /// The endpoint.
@@ -469,6 +493,46 @@ pub enum ModelError {
         message: String,
         /// The variable the base URL comes from (`OPENAI_BASE_URL`, ...).
         variable: &'static str,
+    },
+    /// The server was reached, but the connection closed (or broke) before the whole
+    /// reply came, on every attempt. Retried like a 5xx: a model request is safe to send
+    /// again. A streamed reply that breaks after it began is not this, but
+    /// [`MalformedResponse`](Self::MalformedResponse) saying where it broke.
+    #[error("the connection to {url} closed before a complete response, after {attempts} attempts: {message}")]
+    ConnectionClosed {
+        /// The endpoint.
+        url: String,
+        /// Requests made.
+        attempts: u32,
+        /// What the network stack said.
+        message: String,
+    },
+    /// The provider reported an error in the middle of a streamed reply: Anthropic's
+    /// `event: error`, an `error` object in an OpenAI or Gemini stream, the Responses
+    /// API's `error` or `response.failed` event.
+    ///
+    /// An error the provider marks as transient (overloaded, an internal or server
+    /// error, a rate limit, a timeout) is retried like a 5xx, with the same backoff and
+    /// budget, but only while none of the reply has reached the caller. Once some has
+    /// (`after_output`), the request is never retried: a retry would send the caller
+    /// text or calls it already has, from a reply that may differ. The caller then
+    /// decides, knowing that what it received is cut (the agent loop ends the run with
+    /// this error; its transcript holds the turns before).
+    #[error("{url} reported an error mid-stream ({kind}) after {attempts} attempts: {message}")]
+    StreamError {
+        /// The endpoint.
+        url: String,
+        /// The provider's type for it: Anthropic's `error.type` (`overloaded_error`),
+        /// OpenAI's `type` or `code` (`server_error`), Gemini's `status`
+        /// (`UNAVAILABLE`); `error` when it gave none.
+        kind: String,
+        /// The provider's message.
+        message: String,
+        /// Requests made.
+        attempts: u32,
+        /// Whether part of the reply had reached the caller before the error (then it
+        /// was not retried).
+        after_output: bool,
     },
     /// No complete response within the request timeout.
     #[error("no response from {url} within {timeout:?}")]

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::http::{Auth, Defaults, Settings, Transport, head, unique};
-use super::sse::{self, Chunks};
+use super::sse::{self, Chunks, Problem};
 use super::{
     AssistantMessage, FinishReason, Message, Model, ModelError, ModelEvent, ModelReply, ModelRequest, ModelStream,
     Usage,
@@ -40,11 +40,18 @@ pub(crate) const OPENAI_DEFAULTS: Defaults = Defaults {
 ///
 /// Each request sends the tool specs in the Chat Completions shape (strict when the
 /// request asks for it), `tool_choice` and `parallel_tool_calls`, and parses every
-/// tool call of the reply. A 429 or 5xx is retried with exponential backoff and full
-/// jitter, honouring `Retry-After` / `retry-after-ms` (up to 60 s; a longer wait
-/// returns the error at once); a request that gets no complete response within the
-/// timeout fails with [`ModelError::Timeout`], and is not retried (it already took the
-/// whole timeout). A refused connection fails at once with the URL.
+/// tool call of the reply. A 408, 409, 429 or 5xx (but 501), or a connection closed
+/// before the response, is retried with exponential backoff and full jitter, honouring
+/// `Retry-After` / `retry-after-ms` (up to
+/// [`max_retry_wait`](OpenAiCompatibleBuilder::max_retry_wait), 60 s by default; a
+/// longer wait returns the error at once); a request that gets no complete response
+/// within the timeout fails with [`ModelError::Timeout`], and is not retried (it
+/// already took the whole timeout). A refused connection fails at once with the URL.
+///
+/// Gemini's OpenAI-compatible API adds thought signatures
+/// (`extra_content.google.thought_signature`, on a tool call or on the message) that
+/// Gemini 3 wants back: they are kept ([`ToolCall::thought_signature`],
+/// [`AssistantMessage::thought_signature`]) and sent back as they came.
 ///
 /// The key is only ever sent in the `Authorization` header: it is scrubbed from every
 /// error message (a provider may echo it back) and never logged or printed by `Debug`.
@@ -126,7 +133,7 @@ impl OpenAiCompatibleBuilder {
 #[derive(Serialize)]
 struct Body<'a> {
     model: &'a str,
-    messages: &'a [Message],
+    messages: ChatMessages<'a>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -150,7 +157,7 @@ impl<'a> Body<'a> {
         let with_tools = !tools.is_empty();
         Body {
             model,
-            messages: request.messages,
+            messages: ChatMessages(request.messages),
             tool_choice: with_tools.then(|| request.tool_choice.to_json()),
             parallel_tool_calls: with_tools.then_some(request.parallel_tool_calls),
             tools,
@@ -164,6 +171,36 @@ impl<'a> Body<'a> {
             stream: None,
             stream_options: None,
         }
+    }
+}
+
+/// The conversation as Chat Completions messages: as it serializes, but for a failed
+/// call's `is_error`, which that API has no field for (some servers refuse fields they
+/// do not know); the failure is in the message's text. Gemini's thought signatures
+/// (`extra_content`) go as they are: they are only there when a reply carried them,
+/// and Gemini's OpenAI-compatible API wants them back.
+struct ChatMessages<'a>(&'a [Message]);
+
+impl Serialize for ChatMessages<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+
+        struct Chat<'a>(&'a Message);
+        impl Serialize for Chat<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self.0 {
+                    Message::Tool { tool_call_id, content, .. } => {
+                        let mut map = s.serialize_map(Some(3))?;
+                        map.serialize_entry("role", "tool")?;
+                        map.serialize_entry("tool_call_id", tool_call_id)?;
+                        map.serialize_entry("content", content)?;
+                        map.end()
+                    }
+                    other => other.serialize(s),
+                }
+            }
+        }
+        s.collect_seq(self.0.iter().map(Chat))
     }
 }
 
@@ -190,12 +227,22 @@ struct WireMessage {
     refusal: Option<String>,
     #[serde(default)]
     tool_calls: Option<Vec<WireCall>>,
+    #[serde(default)]
+    extra_content: Option<Value>,
+}
+
+/// The thought signature in an `extra_content` (Gemini's OpenAI-compatible API).
+fn google_signature(extra_content: Option<&Value>) -> Option<String> {
+    let signature = extra_content?.get("google")?.get("thought_signature")?.as_str()?;
+    (!signature.is_empty()).then(|| signature.to_string())
 }
 
 #[derive(Deserialize)]
 struct WireCall {
     #[serde(default)]
     id: Option<String>,
+    #[serde(default)]
+    extra_content: Option<Value>,
     function: WireFunction,
 }
 
@@ -240,7 +287,8 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
                 Value::Null => String::new(),
                 other => other.to_string(),
             };
-            ToolCall::new(id, c.function.name, arguments)
+            let thought_signature = google_signature(c.extra_content.as_ref());
+            ToolCall { thought_signature, ..ToolCall::new(id, c.function.name, arguments) }
         })
         .collect();
     let finish_reason = match choice.finish_reason.as_deref() {
@@ -260,7 +308,12 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
         completion_tokens: u.completion_tokens,
         total_tokens: u.total_tokens.unwrap_or(u.prompt_tokens.saturating_add(u.completion_tokens)),
     });
-    let message = AssistantMessage { content: choice.message.content, tool_calls, refusal: choice.message.refusal };
+    let message = AssistantMessage {
+        content: choice.message.content,
+        tool_calls,
+        refusal: choice.message.refusal,
+        thought_signature: google_signature(choice.message.extra_content.as_ref()),
+    };
     Ok(ModelReply { message, finish_reason, usage })
 }
 
@@ -291,6 +344,8 @@ struct StreamDelta {
     refusal: Option<String>,
     #[serde(default)]
     tool_calls: Vec<StreamCall>,
+    #[serde(default)]
+    extra_content: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -301,6 +356,8 @@ struct StreamCall {
     id: Option<String>,
     #[serde(default)]
     function: Option<StreamFunction>,
+    #[serde(default)]
+    extra_content: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -311,11 +368,11 @@ struct StreamFunction {
     arguments: Option<String>,
 }
 
-/// A streamed reply being put together: the calls in the order they began, the finish
-/// reason, usage.
-#[derive(Default)]
+/// A streamed reply being put together: the calls in the order they began (id, name,
+/// arguments, thought signature), the finish reason, usage.
+#[derive(Default, Clone)]
 struct ChatChunks {
-    calls: Vec<(Option<String>, String, String)>,
+    calls: Vec<(Option<String>, String, String, Option<String>)>,
     /// For each `index` the server used, the call its pieces go to now (`usize::MAX`:
     /// none yet). Usually the same number; not for servers that give every call index 0
     /// (or none), whose calls are told apart by their ids.
@@ -333,7 +390,7 @@ impl Chunks for ChatChunks {
         name: &str,
         data: &str,
         out: &mut std::collections::VecDeque<ModelEvent>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, Problem> {
         if name != "message" {
             // Chat Completions sends unnamed events only; others are not for this client.
             return Ok(false);
@@ -345,8 +402,11 @@ impl Chunks for ChatChunks {
         let chunk: StreamChunk =
             serde_json::from_str(data).map_err(|e| format!("not a Chat Completions chunk: {e}"))?;
         if let Some(error) = chunk.error {
-            let message = error.get("message").and_then(Value::as_str).unwrap_or("no reason given");
-            return Err(format!("the server reported an error mid-stream: {message}"));
+            // `{"error": {"message", "type", "code"}}`; some servers send the message alone.
+            if let Value::String(message) = &error {
+                return Err(Problem::reported(&[], &Value::String(message.clone())));
+            }
+            return Err(Problem::reported(&[&error["type"], &error["code"]], &error["message"]));
         }
         if let Some(u) = chunk.usage {
             self.usage = Usage {
@@ -363,9 +423,12 @@ impl Chunks for ChatChunks {
             if let Some(text) = delta.refusal.filter(|t| !t.is_empty()) {
                 out.push_back(ModelEvent::RefusalDelta(text));
             }
+            if let Some(signature) = google_signature(delta.extra_content.as_ref()) {
+                out.push_back(ModelEvent::ThoughtSignature(signature));
+            }
             for call in delta.tool_calls {
                 if call.index >= MAX_STREAMED_CALLS {
-                    return Err(format!("a tool call at index {} (at most {MAX_STREAMED_CALLS})", call.index));
+                    return Err(format!("a tool call at index {} (at most {MAX_STREAMED_CALLS})", call.index).into());
                 }
                 if self.lanes.len() <= call.index {
                     self.lanes.resize(call.index + 1, usize::MAX);
@@ -377,7 +440,7 @@ impl Chunks for ChatChunks {
                     || matches!((&call.id, &self.calls[*lane].0), (Some(id), Some(open)) if id != open);
                 if new {
                     if self.calls.len() >= MAX_STREAMED_CALLS {
-                        return Err(format!("more than {MAX_STREAMED_CALLS} tool calls in one reply"));
+                        return Err(format!("more than {MAX_STREAMED_CALLS} tool calls in one reply").into());
                     }
                     *lane = self.calls.len();
                     self.calls.push(Default::default());
@@ -386,6 +449,9 @@ impl Chunks for ChatChunks {
                 let slot = &mut self.calls[index];
                 if call.id.is_some() {
                     slot.0.clone_from(&call.id);
+                }
+                if let Some(signature) = google_signature(call.extra_content.as_ref()) {
+                    slot.3 = Some(signature);
                 }
                 let (name, fragment) = call.function.map_or((None, None), |f| (f.name, f.arguments));
                 if let Some(name) = &name {
@@ -416,10 +482,12 @@ impl ChatChunks {
     fn flush(&mut self, out: &mut std::collections::VecDeque<ModelEvent>) {
         let calls = std::mem::take(&mut self.calls);
         self.lanes.clear();
-        let any_calls = calls.iter().any(|(_, name, _)| !name.is_empty());
-        for (i, (id, name, arguments)) in calls.into_iter().enumerate().filter(|(_, (_, name, _))| !name.is_empty()) {
+        let any_calls = calls.iter().any(|(_, name, ..)| !name.is_empty());
+        for (i, (id, name, arguments, thought_signature)) in
+            calls.into_iter().enumerate().filter(|(_, (_, name, ..))| !name.is_empty())
+        {
             let id = id.filter(|id| !id.is_empty()).unwrap_or_else(|| format!("call_{}_{i}", unique()));
-            out.push_back(ModelEvent::ToolCall(ToolCall::new(id, name, arguments)));
+            out.push_back(ModelEvent::ToolCall(ToolCall { thought_signature, ..ToolCall::new(id, name, arguments) }));
         }
         out.push_back(ModelEvent::Usage(self.usage));
         let reason = match self.finish.take() {

@@ -5,7 +5,7 @@
 //! | `Message::System` | `instructions` (several are joined by a blank line) |
 //! | `Message::User` | an input message `{"role": "user", "content": ...}` |
 //! | `Message::Assistant` | an assistant message for its text, then one `function_call` item per call |
-//! | `Message::Tool` | a `function_call_output` item (`call_id`, `output`) |
+//! | `Message::Tool` | a `function_call_output` item (`call_id`, `output`; the API has no error flag: a failure is told by its text) |
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `tool_choice` `auto` / `none` / `required` / `{"type": "function", "name"}` |
 //! | tools | [`Target::OpenAiResponses`](crate::Target::OpenAiResponses) exports (`strict` per tool, or for all when the request asks) |
 //!
@@ -25,7 +25,7 @@ use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 
 use super::http::{Settings, Transport, head, unique};
-use super::sse::{self, Chunks};
+use super::sse::{self, Chunks, Problem};
 use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
 use super::{ModelEvent, ModelStream};
 use crate::ToolCall;
@@ -122,7 +122,7 @@ fn body(model: &str, request: &ModelRequest<'_>) -> Value {
                     }));
                 }
             }
-            Message::Tool { tool_call_id, content } => {
+            Message::Tool { tool_call_id, content, .. } => {
                 input.push(json!({"type": "function_call_output", "call_id": tool_call_id, "output": content}));
             }
         }
@@ -215,7 +215,7 @@ struct WireUsage {
 
 /// A streamed Responses-API reply: deltas as they come, the reply itself from the
 /// final event.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct ResponsesChunks {
     /// Output indexes of function calls, in the order they were added.
     calls: Vec<u64>,
@@ -224,7 +224,7 @@ struct ResponsesChunks {
 }
 
 impl Chunks for ResponsesChunks {
-    fn event(&mut self, name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, String> {
+    fn event(&mut self, name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, Problem> {
         let event: Value = serde_json::from_str(data).map_err(|e| format!("not a Responses API event: {e}"))?;
         // The type is in the data; the `event:` line, when sent, says the same.
         let kind = event["type"].as_str().unwrap_or(name);
@@ -270,12 +270,15 @@ impl Chunks for ResponsesChunks {
                 return Ok(true);
             }
             "response.failed" => {
-                let message = event["response"]["error"]["message"].as_str().unwrap_or("no reason given");
-                return Err(format!("the response failed: {message}"));
+                let error = &event["response"]["error"];
+                return Err(Problem::reported(&[&error["code"], &error["type"]], &error["message"]));
             }
             "error" => {
-                let message = event["message"].as_str().unwrap_or("no reason given");
-                return Err(format!("the server reported an error mid-stream: {message}"));
+                // `{"type": "error", "code", "message"}`, or the error object nested.
+                let error = if event["error"].is_object() { &event["error"] } else { &event };
+                let kinds = [&error["code"], &error["type"]];
+                let kinds: Vec<&Value> = kinds.into_iter().filter(|k| k.as_str() != Some("error")).collect();
+                return Err(Problem::reported(&kinds, &error["message"]));
             }
             _ => {}
         }
@@ -332,7 +335,12 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
         _ => FinishReason::Stop,
     };
     let usage = reply.usage.map_or_else(Usage::default, |u| Usage::new(u.input_tokens, u.output_tokens));
-    let message = AssistantMessage { content: (!content.is_empty()).then_some(content), tool_calls, refusal };
+    let message = AssistantMessage {
+        content: (!content.is_empty()).then_some(content),
+        tool_calls,
+        refusal,
+        ..Default::default()
+    };
     Ok(ModelReply { message, finish_reason, usage })
 }
 
@@ -346,7 +354,7 @@ mod tests {
             Message::system("Be brief."),
             Message::user("Add."),
             Message::Assistant(AssistantMessage::calls(vec![ToolCall::new("c1", "add", r#"{"a":1}"#)])),
-            Message::Tool { tool_call_id: "c1".into(), content: "2".into() },
+            Message::Tool { tool_call_id: "c1".into(), content: "2".into(), is_error: false },
         ];
         let body = body("m", &ModelRequest::new(&conversation, &[]));
         assert_eq!(body["instructions"], "Be brief.");

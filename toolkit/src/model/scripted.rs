@@ -150,6 +150,9 @@ fn pieces(reply: ModelReply) -> Vec<Result<ModelEvent, ModelError>> {
     for word in message.refusal.as_deref().unwrap_or_default().split_inclusive(' ') {
         events.push(Ok(ModelEvent::RefusalDelta(word.to_string())));
     }
+    if let Some(signature) = message.thought_signature {
+        events.push(Ok(ModelEvent::ThoughtSignature(signature)));
+    }
     for (index, call) in message.tool_calls.into_iter().enumerate() {
         let mut rest = call.arguments.as_str();
         let mut first = true;

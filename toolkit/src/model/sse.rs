@@ -10,48 +10,145 @@ use futures_util::stream::BoxStream;
 use futures_util::{StreamExt, TryStreamExt};
 use serde::Serialize;
 
-use super::http::{MAX_REPLY, Transport, head};
+use super::http::{MAX_REPLY, MESSAGE_CHARS, Transport, head, head_with_ellipsis};
 use super::{ModelError, ModelEvent, ModelStream};
 
 /// What a provider does with each event of its stream.
-pub(crate) trait Chunks: Send + 'static {
+pub(crate) trait Chunks: Clone + Send + 'static {
     /// Reads one event (`name` is its `event:` field, `"message"` when absent); pushes
     /// what it means onto `out`. `Ok(true)` when the reply is complete.
-    fn event(&mut self, name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, String>;
+    fn event(&mut self, name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, Problem>;
 
     /// The stream ended without a closing event: push what remains, if the reply is in
     /// fact complete (`Ok(true)`); `Ok(false)` means it was cut.
     fn end(&mut self, out: &mut VecDeque<ModelEvent>) -> bool;
 }
 
+/// What is wrong with an event.
+#[derive(Debug)]
+pub(crate) enum Problem {
+    /// It is not what the provider sends: [`ModelError::MalformedResponse`].
+    Malformed(String),
+    /// The provider reported an error: [`ModelError::StreamError`], retried when
+    /// [`transient`] says so and none of the reply reached the caller.
+    Reported {
+        /// The provider's type for it (`overloaded_error`, `server_error`, `UNAVAILABLE`).
+        kind: String,
+        /// The provider's message.
+        message: String,
+    },
+}
+
+impl From<String> for Problem {
+    fn from(message: String) -> Self {
+        Problem::Malformed(message)
+    }
+}
+
+impl From<&str> for Problem {
+    fn from(message: &str) -> Self {
+        Problem::Malformed(message.to_string())
+    }
+}
+
+impl Problem {
+    /// The error a provider reported: its type (the first of `kinds` that is a string
+    /// or a number; `error` if none is) and message.
+    pub(crate) fn reported(kinds: &[&serde_json::Value], message: &serde_json::Value) -> Self {
+        let kind = kinds
+            .iter()
+            .find_map(|k| match k {
+                serde_json::Value::String(s) if !s.is_empty() => Some(s.clone()),
+                serde_json::Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+            .unwrap_or_else(|| "error".to_string());
+        let message = message.as_str().unwrap_or("no reason given").to_string();
+        Problem::Reported { kind, message }
+    }
+}
+
+/// Whether a provider's error type says the error may not happen again: overloaded,
+/// an internal or server error, a rate limit, a timeout (Anthropic's `overloaded_error`,
+/// `api_error`, `rate_limit_error`, `timeout_error`; OpenAI's `server_error`,
+/// `rate_limit_exceeded`; Gemini's `UNAVAILABLE`, `INTERNAL`, `RESOURCE_EXHAUSTED`,
+/// `DEADLINE_EXCEEDED`, or the HTTP status it names). Anything else (an invalid
+/// request, a refused key, a filtered prompt) would fail again.
+pub(crate) fn transient(kind: &str) -> bool {
+    const TRANSIENT: &[&str] = &[
+        "overloaded_error",
+        "overloaded",
+        "api_error",
+        "server_error",
+        "internal_error",
+        "internal",
+        "internal_server_error",
+        "unavailable",
+        "service_unavailable",
+        "rate_limit_error",
+        "rate_limit_exceeded",
+        "resource_exhausted",
+        "timeout_error",
+        "deadline_exceeded",
+        "408",
+        "409",
+        "429",
+        "500",
+        "502",
+        "503",
+        "504",
+        "529",
+    ];
+    TRANSIENT.iter().any(|t| t.eq_ignore_ascii_case(kind.trim()))
+}
+
 struct State<C> {
     transport: Transport,
     body: serde_json::Value,
     events: Option<BoxStream<'static, Result<eventsource_stream::Event, String>>>,
+    /// The provider's reader, as it was before the first event (for a retry).
+    fresh: C,
     chunks: C,
     out: VecDeque<ModelEvent>,
     done: bool,
     read: usize,
+    /// Requests made (each retry of the stream's request counts).
+    attempts: u32,
+    /// Whether an event has reached the caller: from then on the request is not retried.
+    yielded: bool,
 }
 
-/// POSTs `body` (retrying 429 and 5xx as [`Transport::post`] does) and streams the reply.
+/// POSTs `body` (retrying as [`Transport::post`] does) and streams the reply. An error
+/// the provider reports as [`transient`] before any event reached the caller asks again,
+/// within the same retry budget.
 pub(crate) fn stream<C: Chunks, B: Serialize>(transport: &Transport, body: &B, chunks: C) -> ModelStream<'static> {
     let body = match serde_json::to_value(body) {
         Ok(body) => body,
         Err(e) => return futures_util::stream::once(async move { Err(ModelError::Other(Box::new(e))) }).boxed(),
     };
-    let state =
-        State { transport: transport.clone(), body, events: None, chunks, out: VecDeque::new(), done: false, read: 0 };
+    let state = State {
+        transport: transport.clone(),
+        body,
+        events: None,
+        fresh: chunks.clone(),
+        chunks,
+        out: VecDeque::new(),
+        done: false,
+        read: 0,
+        attempts: 0,
+        yielded: false,
+    };
     futures_util::stream::unfold(state, |mut state| async move {
         loop {
             if let Some(event) = state.out.pop_front() {
+                state.yielded = true;
                 return Some((Ok(event), state));
             }
             if state.done {
                 return None;
             }
             let Some(events) = state.events.as_mut() else {
-                match state.transport.send_streaming(&state.body).await {
+                match state.transport.send_streaming(&state.body, &mut state.attempts).await {
                     Ok(response) => {
                         // The first bytes are read here: the same timeout as each event.
                         let start = without_bom(response.bytes_stream().boxed());
@@ -92,7 +189,38 @@ pub(crate) fn stream<C: Chunks, B: Serialize>(transport: &Transport, body: &B, c
                             state.done = finished;
                             continue;
                         }
-                        Err(problem) => format!("event {} ({}): {problem}", state.read, head(&event.data, 120)),
+                        Err(Problem::Malformed(problem)) => {
+                            format!("event {} ({}): {problem}", state.read, head(&event.data, 120))
+                        }
+                        Err(Problem::Reported { kind, message }) => {
+                            // What this attempt read and the caller has not seen is dropped.
+                            state.out.clear();
+                            let attempt = state.attempts;
+                            if transient(&kind) && !state.yielded && attempt <= state.transport.max_retries {
+                                let delay = state.transport.backoff_for(attempt);
+                                tracing::warn!(
+                                    %kind,
+                                    %message,
+                                    attempt,
+                                    delay_ms = delay.as_millis() as u64,
+                                    "the provider reported an error before the reply began; retrying"
+                                );
+                                tokio::time::sleep(delay).await;
+                                state.events = None;
+                                state.chunks = state.fresh.clone();
+                                state.read = 0;
+                                continue;
+                            }
+                            state.done = true;
+                            let error = ModelError::StreamError {
+                                url: state.transport.url.clone(),
+                                kind,
+                                message: head_with_ellipsis(&state.transport.scrub(&message), MESSAGE_CHARS),
+                                attempts: attempt,
+                                after_output: state.yielded,
+                            };
+                            return Some((Err(error), state));
+                        }
                     }
                 }
                 Some(Err(e)) => format!("the stream broke after {} events: {e}", state.read),

@@ -32,8 +32,13 @@ pub enum ModelEvent {
         /// The next fragment of its arguments.
         arguments: String,
     },
-    /// A complete tool call, its arguments assembled.
+    /// A complete tool call, its arguments assembled (and its thought signature, if the
+    /// provider gave one).
     ToolCall(ToolCall),
+    /// Gemini's `thoughtSignature` on the reply's text: an opaque token that goes back
+    /// with the text next turn. It ends up in [`AssistantMessage::thought_signature`];
+    /// nothing to show.
+    ThoughtSignature(String),
     /// Tokens used.
     Usage(Usage),
     /// The end: why the model stopped.
@@ -53,6 +58,9 @@ pub(crate) fn replay(reply: ModelReply) -> Vec<Result<ModelEvent, ModelError>> {
     }
     if let Some(refusal) = message.refusal {
         events.push(Ok(ModelEvent::RefusalDelta(refusal)));
+    }
+    if let Some(signature) = message.thought_signature {
+        events.push(Ok(ModelEvent::ThoughtSignature(signature)));
     }
     events.extend(message.tool_calls.into_iter().map(|call| Ok(ModelEvent::ToolCall(call))));
     events.push(Ok(ModelEvent::Usage(usage)));
@@ -76,6 +84,7 @@ pub async fn collect(mut stream: ModelStream<'_>, mut on_text: impl FnMut(&str))
             ModelEvent::RefusalDelta(text) => message.refusal.get_or_insert_with(String::new).push_str(&text),
             ModelEvent::ToolCallDelta { .. } => {}
             ModelEvent::ToolCall(call) => message.tool_calls.push(call),
+            ModelEvent::ThoughtSignature(signature) => message.thought_signature = Some(signature),
             ModelEvent::Usage(u) => usage = u,
             ModelEvent::Finished(finish_reason) => return Ok(ModelReply { message, finish_reason, usage }),
         }
@@ -96,8 +105,9 @@ mod tests {
         let reply = ModelReply {
             message: AssistantMessage {
                 content: Some("hi".into()),
-                tool_calls: vec![ToolCall::new("1", "t", "{}")],
+                tool_calls: vec![ToolCall::new("1", "t", "{}").with_thought_signature("call-sig")],
                 refusal: None,
+                thought_signature: Some("text-sig".into()),
             },
             finish_reason: FinishReason::ToolCalls,
             usage: Usage::new(3, 4),

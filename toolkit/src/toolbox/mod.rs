@@ -328,7 +328,7 @@ impl Toolbox {
         match ended {
             Ended::Plain(outcome) => plain_result(call, outcome),
             Ended::Recorded(finished, clock) => {
-                let ToolCall { id, name, arguments } = call;
+                let ToolCall { id, name, arguments, .. } = call;
                 self.conclude([id, name, arguments], scope, finished, clock)
             }
         }
