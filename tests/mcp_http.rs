@@ -266,3 +266,74 @@ fn the_stdio_server_exits_when_stdin_closes_even_with_a_tool_stuck_in_blocking_i
     assert!(status.success(), "{status}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `tools/list` comes in pages (200 tools each by default) linked by `nextCursor`: the
+/// project's client gathers all 3,000 tools in order, a page is never the whole list,
+/// and a cursor the server never gave is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_tool_list_is_served_in_pages() {
+    let mut tools = Toolbox::new();
+    for i in 0..3_000 {
+        let spec = ToolSpec::new(
+            format!("tool_{i:04}"),
+            "A tool among many, with a description of ordinary length for a real tool.",
+            json!({"type": "object", "properties": {"q": {"type": "string", "description": "The query."}}}),
+        );
+        tools.add_dynamic(FnTool::new(spec, |_| async { Ok(Output::text("ok")) })).unwrap();
+    }
+    let http = McpServer::new(tools).bind_http("127.0.0.1:0").await.unwrap();
+    let url = http.url();
+    let stop = http.shutdown_token();
+    let running = tokio::spawn(http.run());
+
+    let client = toolkit::mcp::McpTools::connect_http(&url).await.unwrap();
+    let names: Vec<&str> = client.tools().iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names.len(), 3_000);
+    assert!(names.iter().enumerate().all(|(i, n)| *n == format!("tool_{i:04}")), "in the toolbox's order");
+    client.close().await;
+
+    // One page by hand (stateless 2026-07-28 request): 200 tools and a cursor.
+    let page = |cursor: Option<&str>| {
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+        let mut params = json!({"_meta": meta});
+        if let Some(c) = cursor {
+            params["cursor"] = json!(c);
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}).to_string();
+        let url = url.clone();
+        async move {
+            let reply = reqwest::Client::new()
+                .post(&url)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .header("MCP-Protocol-Version", "2026-07-28")
+                .header("Mcp-Method", "tools/list")
+                .body(body)
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            let json = reply.lines().find_map(|l| l.strip_prefix("data: ")).unwrap_or(&reply).to_owned();
+            serde_json::from_str::<Value>(&json).unwrap_or_else(|e| panic!("{e}: {reply}"))
+        }
+    };
+    let first = page(None).await;
+    assert_eq!(first["result"]["tools"].as_array().map(Vec::len), Some(200), "{first}");
+    let next = first["result"]["nextCursor"].as_str().unwrap().to_owned();
+    let second = page(Some(&next)).await;
+    assert_eq!(second["result"]["tools"][0]["name"], "tool_0200");
+    let last = page(Some("tools:2800")).await;
+    assert!(
+        last["result"].get("nextCursor").is_none(),
+        "the last page ends the list: {}",
+        last["result"]["nextCursor"]
+    );
+    let bad = page(Some("tools:999999")).await;
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    assert!(bad["error"]["message"].as_str().unwrap().contains("unknown cursor"), "{bad}");
+
+    stop.cancel();
+    running.await.unwrap().unwrap();
+}

@@ -21,6 +21,9 @@ use crate::hook::Scope;
 use crate::schema::Target;
 use crate::{ToolCall, ToolResult, Toolbox};
 
+/// How many tools one `tools/list` page holds by default.
+const DEFAULT_PAGE_SIZE: usize = 200;
+
 /// How long an MCP client may cache the tool list of a 2026-07-28 session, by default.
 const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
 
@@ -73,8 +76,10 @@ pub struct McpServer {
 #[derive(Clone)]
 struct Inner {
     toolbox: Arc<Toolbox>,
-    /// The `tools/list` result, complete (no pagination: it is built once and small).
+    /// Every tool as `tools/list` publishes it (built once), served in pages.
     list: ListToolsResult,
+    /// How many tools one `tools/list` page holds.
+    page_size: usize,
     /// Tool name → how to answer its calls.
     routes: HashMap<String, Route>,
     info: ServerConfig,
@@ -154,6 +159,7 @@ impl McpServer {
             list: ListToolsResult::with_all_items(tools),
             routes,
             info,
+            page_size: DEFAULT_PAGE_SIZE,
             list_ttl: DEFAULT_LIST_TTL,
             list_scope: CacheScope::Public,
             calls: Arc::default(),
@@ -196,6 +202,15 @@ impl McpServer {
     /// sends calls faster than they finish cannot pile up work without end.
     pub fn with_max_running_calls(mut self, n: usize) -> Self {
         Arc::make_mut(&mut self.inner).max_running = n.max(1);
+        self
+    }
+
+    /// How many tools one `tools/list` page holds (default 200, at least 1). A longer
+    /// list is served in pages: each answer's `nextCursor` names the next page, in both
+    /// protocol eras. 200 tools of ordinary size come to a few hundred kilobytes, under
+    /// the 1 MiB a server-sent event may hold for the official Python client.
+    pub fn with_page_size(mut self, n: usize) -> Self {
+        Arc::make_mut(&mut self.inner).page_size = n.max(1);
         self
     }
 
@@ -372,10 +387,29 @@ impl ServerHandler for McpServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut list = self.inner.list.clone();
+        let all = &self.inner.list.tools;
+        // The cursor is the offset of the page, as `nextCursor` gave it.
+        let start = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(cursor) => match cursor.strip_prefix("tools:").and_then(|n| n.parse::<usize>().ok()) {
+                Some(n) if n < all.len() => n,
+                _ => {
+                    return Err(ErrorData::invalid_params(
+                        format!(
+                            "unknown cursor `{}`: pass the `nextCursor` of an earlier page",
+                            cursor.chars().take(64).collect::<String>()
+                        ),
+                        None,
+                    ));
+                }
+            },
+        };
+        let end = start.saturating_add(self.inner.page_size).min(all.len());
+        let mut list = ListToolsResult::with_all_items(all[start..end].to_vec());
+        list.next_cursor = (end < all.len()).then(|| format!("tools:{end}"));
         // Caching hints are a 2026-07-28 feature; legacy sessions get the legacy shape.
         let modern = cx.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
         if modern {
