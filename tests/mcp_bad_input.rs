@@ -174,6 +174,32 @@ async fn malformed_json_rpc_is_skipped_or_refused_and_the_session_goes_on() {
     assert_eq!(disconnect(h).await, [("echo".to_string(), Outcome::Ok)]);
 }
 
+/// What careless peers send on stdio: an error response without an id is never answered
+/// (answering it starts an endless exchange), a line that is not UTF-8 is refused rather
+/// than served with replacement characters, 20 MiB of spaces is a blank line, and JSON
+/// nested 100,000 deep is answered, saying why; the session goes on after each.
+#[tokio::test]
+async fn responses_bad_utf8_blank_and_deep_lines_get_what_the_protocol_says() {
+    let mut h = initialized().await;
+    h.client.send(r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"you sent me garbage"}}"#).await;
+    h.client.send(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}"#).await;
+    h.client.write.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"value\":\"\xff\xfe\"}}}\n").await.unwrap();
+    let refused = h.client.recv().await;
+    assert_eq!(refused["error"]["code"], -32700, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("not valid UTF-8"), "{refused}");
+    h.client.send(&" ".repeat(20 << 20)).await;
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    h.client.send(&deep).await;
+    let too_deep = h.client.recv().await;
+    assert_eq!(too_deep["error"]["code"], -32700, "{too_deep}");
+    assert!(too_deep["error"]["message"].as_str().unwrap().contains("nested too deeply"), "{too_deep}");
+    // Nothing else was answered: the next message is the call's.
+    h.client.send(&call(4, "echo", json!({"value": "still here"}))).await;
+    let ok = h.client.recv().await;
+    assert_eq!(ok["id"], 4, "{ok}");
+    assert_eq!(disconnect(h).await, [("echo".to_string(), Outcome::Ok)], "the bad UTF-8 call never ran");
+}
+
 #[tokio::test]
 async fn messages_before_initialize_are_ignored_and_the_session_still_starts() {
     for early in [
@@ -379,8 +405,9 @@ async fn huge_and_deeply_nested_arguments_are_results_the_model_can_read() {
     h.client.send(&call(2, "echo", json!({"value": deep}))).await;
     let nested = h.client.recv().await;
     assert_eq!(nested["result"]["isError"], false, "{nested}");
-    // Nested 100 000 deep: past the JSON parser's recursion limit, the line is
-    // unparsable and skipped (no stack overflow); the next request is served.
+    // Nested 100 000 deep: past the JSON parser's recursion limit (no stack overflow),
+    // answered with a parse error saying why (its id cannot be read); the next request
+    // is served.
     let abyss = format!(
         r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"echo","arguments":{{"value":{}1{}}}}}}}"#,
         "[".repeat(100_000),
@@ -388,8 +415,11 @@ async fn huge_and_deeply_nested_arguments_are_results_the_model_can_read() {
     );
     h.client.send(&abyss).await;
     h.client.send(&call(4, "echo", json!({"value": "after"}))).await;
+    let refused = h.client.recv().await;
+    assert_eq!(refused["error"]["code"], -32700, "the abyss is answered: {refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("nested too deeply"), "{refused}");
     let after = h.client.recv().await;
-    assert_eq!(after["id"], 4, "the abyss got no answer, the next call did: {after}");
+    assert_eq!(after["id"], 4, "then the next call: {after}");
     let records = disconnect(h).await;
     let outcomes: Vec<&str> = records.iter().map(|(_, o)| o.label()).collect();
     assert_eq!(outcomes, ["failed", "ok", "ok"]);
@@ -502,6 +532,11 @@ fn bad_http_requests_get_clear_http_errors_and_the_server_stays_up() {
         let error: Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("{body}"));
         assert_eq!(error["error"]["code"], code, "{bad}: {body}");
     }
+    // JSON nested past the parser's limit: said so, not "not JSON".
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let (status, body) = http(&server.url, "/mcp", &json, &deep);
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("-32700") && body.contains("nested too deeply"), "{body}");
     // Bad params of a known method: a JSON-RPC error naming the fault.
     let (status, body) =
         http(&server.url, "/mcp", &json, r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":123}}"#);

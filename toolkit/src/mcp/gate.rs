@@ -47,12 +47,14 @@ impl Gate {
         };
         let id = message.get("id");
         let Some(method) = message.get("method") else {
-            // A response (to a request of the server's), or nothing at all.
-            if id.is_some() && (message.contains_key("result") || message.contains_key("error")) {
-                return if self.started {
-                    Verdict::Forward
-                } else {
-                    Verdict::Drop("a response before the session started")
+            // A response (to a request of the server's): never answered, even when it is
+            // wrong (answering a response is how two peers start an endless exchange of
+            // errors); passed on only when it can answer something.
+            if message.contains_key("result") || message.contains_key("error") {
+                return match id {
+                    Some(Value::String(_) | Value::Number(_)) if self.started => Verdict::Forward,
+                    Some(Value::String(_) | Value::Number(_)) => Verdict::Drop("a response before the session started"),
+                    _ => Verdict::Drop("a response without an id"),
                 };
             }
             return Verdict::Reply(error(&Value::Null, -32600, "Invalid Request: no `method`"));

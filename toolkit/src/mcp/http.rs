@@ -291,11 +291,13 @@ where
     if parts.method == Method::POST {
         let message: Value = match serde_json::from_slice(&bytes) {
             Ok(message) => message,
-            Err(_) => {
-                return json(
-                    StatusCode::BAD_REQUEST,
-                    &error(&Value::Null, -32700, "Parse error: the body is not JSON"),
-                );
+            Err(e) => {
+                let why = if e.to_string().starts_with("recursion limit exceeded") {
+                    "Parse error: the body is nested too deeply (over 128 levels)"
+                } else {
+                    "Parse error: the body is not JSON"
+                };
+                return json(StatusCode::BAD_REQUEST, &error(&Value::Null, -32700, why));
             }
         };
         if message.is_array() {

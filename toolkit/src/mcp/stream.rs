@@ -32,7 +32,9 @@ where
     loop {
         match read_line(&mut reader, &mut line).await {
             Ok(Line::End) | Err(_) => break,
-            Ok(Line::TooLong) => {
+            // A line of nothing but spaces is a blank line, however long.
+            Ok(Line::TooLong { blank: true }) => continue,
+            Ok(Line::TooLong { blank: false }) => {
                 pending = Gather::default();
                 let refused = error(&Value::Null, -32600, "Invalid Request: the message is larger than 16 MiB");
                 if replies.send(refused).await.is_err() {
@@ -42,7 +44,16 @@ where
             }
             Ok(Line::Read) => {}
         }
-        let text = String::from_utf8_lossy(&line);
+        let Ok(text) = std::str::from_utf8(&line) else {
+            // Never served as something else than what was sent (a replacement character
+            // in a path or an argument): refused, as JSON must be UTF-8.
+            pending = Gather::default();
+            let refused = error(&Value::Null, -32700, "Parse error: the message is not valid UTF-8");
+            if replies.send(refused).await.is_err() {
+                break;
+            }
+            continue;
+        };
         let text = text.trim();
         if text.is_empty() {
             continue;
@@ -66,6 +77,15 @@ where
         pending = Gather::default();
         let message = match parsed {
             Ok(message) => message,
+            Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+                // JSON, but deeper than the parser goes: say so rather than stay silent.
+                let refused =
+                    error(&Value::Null, -32700, "Parse error: the message is nested too deeply (over 128 levels)");
+                if replies.send(refused).await.is_err() {
+                    break;
+                }
+                continue;
+            }
             Err(e) => {
                 tracing::debug!(error = %e, "skipping a line that is not JSON");
                 continue;
@@ -192,7 +212,10 @@ impl Gather {
 
 enum Line {
     Read,
-    TooLong,
+    /// Longer than [`MAX_MESSAGE`]; `blank` when it held nothing but ASCII whitespace.
+    TooLong {
+        blank: bool,
+    },
     End,
 }
 
@@ -201,13 +224,14 @@ enum Line {
 async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>) -> std::io::Result<Line> {
     line.clear();
     let mut too_long = false;
+    let mut blank = true;
     loop {
         let available = reader.fill_buf().await?;
         if available.is_empty() {
             return Ok(if line.is_empty() && !too_long {
                 Line::End
             } else if too_long {
-                Line::TooLong
+                Line::TooLong { blank }
             } else {
                 Line::Read
             });
@@ -216,6 +240,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>) 
             Some(at) => (&available[..at], Some(at + 1)),
             None => (available, None),
         };
+        blank = blank && chunk.iter().all(u8::is_ascii_whitespace);
         if !too_long {
             if line.len() + chunk.len() > MAX_MESSAGE {
                 too_long = true;
@@ -227,7 +252,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>) 
         let used = done.unwrap_or(available.len());
         reader.consume(used);
         if done.is_some() {
-            return Ok(if too_long { Line::TooLong } else { Line::Read });
+            return Ok(if too_long { Line::TooLong { blank } } else { Line::Read });
         }
     }
 }
