@@ -91,4 +91,11 @@ async fn a_toolbox_of_a_thousand_tools_dispatches_each() {
     let r = tools.call(ToolCall::new("4", "t1000", "{}")).await;
     assert_eq!(r.kind(), Some(ErrorKind::UnknownTool));
     assert!(r.content.starts_with("unknown tool `t1000`; did you mean `t100`?"), "{}", &r.content[..80]);
+    // Past 64 tools the names are prepared once, with the same rule: case and separators,
+    // then a prefix, then a typo.
+    let r = tools.call(ToolCall::new("5", "T-500", "{}")).await;
+    assert!(r.content.starts_with("unknown tool `T-500`; did you mean `t500`?"), "{}", &r.content[..80]);
+    let r = tools.call(ToolCall::new("6", "zzzz", "{}")).await;
+    assert!(r.content.starts_with("unknown tool `zzzz`; available tools: `t0`"), "{}", &r.content[..80]);
+    assert!(r.content.ends_with("and 980 more"), "20 listed: {}", &r.content[r.content.len() - 40..]);
 }

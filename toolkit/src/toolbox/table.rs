@@ -55,7 +55,13 @@ pub enum ToolboxError {
 pub(crate) struct Table {
     entries: Vec<ToolEntry>,
     index: HashMap<Cow<'static, str>, usize>,
+    /// The names prepared for "did you mean", on the first unknown name of a large table.
+    near: std::sync::OnceLock<crate::nearest::Names>,
 }
+
+/// Past this many tools, an unknown name is looked up in prepared names rather than
+/// compared with every tool.
+const PREPARED: usize = 64;
 
 impl Table {
     /// Adds a tool; `Err` if its name is taken or invalid.
@@ -68,6 +74,7 @@ impl Table {
         }
         self.index.insert(entry.name.clone(), self.entries.len());
         self.entries.push(entry);
+        self.near = std::sync::OnceLock::new();
         Ok(())
     }
 
@@ -106,10 +113,10 @@ pub(crate) fn unknown_tool(name: &str, table: &Table) -> crate::error::ToolError
     use crate::error::{ErrorKind, ToolError};
     const ECHO: usize = 64;
     const LIST: usize = 20;
-    let available: Vec<&str> = table.entries().iter().map(ToolEntry::name).collect();
-    let mut list = available.iter().take(LIST).map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
-    if available.len() > LIST {
-        list.push_str(&format!(" and {} more", available.len() - LIST));
+    let entries = table.entries();
+    let mut list = entries.iter().take(LIST).map(|e| format!("`{}`", e.name())).collect::<Vec<_>>().join(", ");
+    if entries.len() > LIST {
+        list.push_str(&format!(" and {} more", entries.len() - LIST));
     }
     let echoed: String;
     let name = if name.chars().count() > ECHO {
@@ -118,10 +125,17 @@ pub(crate) fn unknown_tool(name: &str, table: &Table) -> crate::error::ToolError
     } else {
         name
     };
-    let message = if available.is_empty() {
+    let near = if entries.len() > PREPARED {
+        let names = table.near.get_or_init(|| crate::nearest::Names::new(entries.iter().map(ToolEntry::name)));
+        names.nearest(name).map(|i| entries[i].name())
+    } else {
+        let available: Vec<&str> = entries.iter().map(ToolEntry::name).collect();
+        crate::nearest::nearest(name, &available)
+    };
+    let message = if entries.is_empty() {
         format!("unknown tool `{name}`: no tools are available")
     } else {
-        match crate::nearest::nearest(name, &available) {
+        match near {
             Some(near) => format!("unknown tool `{name}`; did you mean `{near}`? Available tools: {list}"),
             None => format!("unknown tool `{name}`; available tools: {list}"),
         }
