@@ -337,3 +337,43 @@ async fn a_long_tool_list_is_served_in_pages() {
     stop.cancel();
     running.await.unwrap().unwrap();
 }
+
+/// The body limit is the documented 16 MiB, enforced while reading: a 6 MiB call is
+/// served (its arguments are over the toolbox's 1 MiB, so the model reads why), a 17 MiB
+/// one is refused with 413 before it is parsed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_body_limit_is_the_documented_sixteen_mebibytes() {
+    let http = bind(Arc::default()).await;
+    let url = http.url();
+    let stop = http.shutdown_token();
+    let running = tokio::spawn(http.run());
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let post = |size: usize| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"value": "x".repeat(size)}, "_meta": meta}})
+        .to_string();
+        let url = url.clone();
+        async move {
+            let reply = reqwest::Client::new()
+                .post(&url)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .header("MCP-Protocol-Version", "2026-07-28")
+                .header("Mcp-Method", "tools/call")
+                .header("Mcp-Name", "echo")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            (reply.status().as_u16(), reply.text().await.unwrap())
+        }
+    };
+    let (status, body) = post(6 << 20).await;
+    assert_eq!(status, 200, "{}", &body[..body.len().min(300)]);
+    assert!(body.contains("the arguments are too large"), "{}", &body[..body.len().min(300)]);
+    let (status, body) = post(17 << 20).await;
+    assert_eq!(status, 413, "{}", &body[..body.len().min(300)]);
+    assert!(body.contains("larger than 16 MiB"), "{body}");
+    stop.cancel();
+    running.await.unwrap().unwrap();
+}

@@ -60,7 +60,8 @@ type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 ///   connections get 10 s to finish before they are closed
 ///   ([`with_shutdown_timeout`](McpHttpServer::with_shutdown_timeout)).
 /// - **Bodies**: a body that is not JSON, or is a JSON-RPC batch, gets 400 with a
-///   JSON-RPC error; one over 16 MiB gets 413; a message with bad params gets a
+///   JSON-RPC error; one over 16 MiB gets 413 as soon as the 16 MiB have been read
+///   (nothing of it is parsed); a message with bad params gets a
 ///   JSON-RPC error naming the fault (the same checks as on stdio).
 ///
 /// ```no_run
@@ -94,7 +95,11 @@ impl McpHttpServer {
         let listener = TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         let shutdown = CancellationToken::new();
-        let config = StreamableHttpServerConfig::default().with_allowed_origins(LOOPBACK_ORIGINS);
+        // The SDK's own limit (4 MiB) raised to the one this server documents and
+        // enforces while reading, before anything is parsed.
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_origins(LOOPBACK_ORIGINS)
+            .with_max_request_body_bytes(MAX_BODY);
         if !addr.ip().is_loopback() {
             tracing::warn!(
                 %addr,
