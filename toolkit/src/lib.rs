@@ -35,8 +35,8 @@
 //! |---|---|
 //! | a tool from a function: schema from its signature and doc comments, parsing with errors the model can act on | [`#[tool]`](macro@tool), [`#[tools]`](macro@tools) for `&self` methods, [`toolbox!`] |
 //! | a dispatch table: one call, or many in parallel with one result per call id | [`Toolbox::call`], [`Toolbox::call_all`], tools defined at run time with [`FnTool`] |
-//! | hooks that govern every call: rewrite or block before, rewrite after, recover from errors | [`#[hook]`](macro@hook), [`hooks!`], [`Hook`], [`Decision`], [`Recovery`] |
-//! | built-in hooks: audit log, redaction, path sandbox, rate limit, circuit breaker, cache, loop guard, approval, effect ledger | [`hooks`], their state in a [`Store`](hooks::store::Store) (memory, a directory, Redis) |
+//! | hooks that govern every call: rewrite or block before, rewrite after, recover from errors | [`#[hook]`](macro@hook), [`hooks!`](macro@hooks), [`Hook`], [`Decision`], [`Recovery`] |
+//! | built-in hooks: audit log, redaction, path sandbox, rate limit, circuit breaker, cache, loop guard, approval, effect ledger | [`hooks`](mod@hooks), their state in a [`Store`](hooks::store::Store) (memory, a directory, Redis) |
 //! | one record per call, whatever happened | [`CallRecord`], [`RecordSink`] |
 //! | schemas for every provider, checked before a provider refuses them | [`Toolbox::export`], [`Toolbox::validate`], [`Target`] |
 //! | the agent loop, with native clients for OpenAI, Anthropic and Gemini and an offline scripted model | [`agent::Agent`], [`model`] |
