@@ -30,13 +30,15 @@ fn effects_file() -> PathBuf {
     PathBuf::from(std::env::var("TOOLKIT_DURABLE_DIR").unwrap()).join("effects.txt")
 }
 
-/// Ends this process at once, as a crash or `kill -9` would: no destructor, no flush.
+/// Stops here when this is the kill point: says so (a file the parent waits for) and
+/// waits to be killed with SIGKILL, as a crash or `kill -9` would end it: no destructor,
+/// no flush, nothing after this line.
 fn die_here(point: &str) {
     if std::env::var("TOOLKIT_DURABLE_KILL_AT").as_deref() == Ok(point) {
-        let pid = std::process::id().to_string();
-        let _ = Command::new("kill").args(["-KILL", &pid]).status();
-        std::thread::sleep(std::time::Duration::from_secs(60));
-        unreachable!("SIGKILL did not end the process");
+        let dir = PathBuf::from(std::env::var("TOOLKIT_DURABLE_DIR").unwrap());
+        std::fs::write(dir.join("at-kill-point"), point).unwrap();
+        std::thread::sleep(std::time::Duration::from_secs(120));
+        unreachable!("the parent did not kill this process");
     }
 }
 
@@ -115,7 +117,7 @@ struct Child {
 }
 
 impl Child {
-    fn run(&self, role: &str, kill_at: Option<&str>) -> std::process::Output {
+    fn command(&self, role: &str, kill_at: Option<&str>) -> Command {
         let mut command = Command::new(std::env::current_exe().unwrap());
         command
             .args(["--exact", "durable_child", "--nocapture", "--test-threads=1"])
@@ -130,11 +132,33 @@ impl Child {
         if let Some(url) = &self.redis {
             command.env("TOOLKIT_DURABLE_REDIS", url);
         }
-        command.output().unwrap()
+        command
+    }
+
+    fn run(&self, role: &str) -> std::process::Output {
+        self.command(role, None).output().unwrap()
+    }
+
+    /// Resumes, and kills the process with SIGKILL once it has reached `point`.
+    fn killed_at(&self, point: &str) -> std::process::ExitStatus {
+        let marker = self.dir.join("at-kill-point");
+        let _ = std::fs::remove_file(&marker);
+        let mut child =
+            self.command("resume", Some(point)).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !marker.exists() {
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!("{point}: the child ended before its kill point: {status}");
+            }
+            assert!(std::time::Instant::now() < deadline, "{point}: the child never reached its kill point");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap()
     }
 
     fn outcome(&self) -> (String, String) {
-        let out = self.run("resume", None);
+        let out = self.run("resume");
         assert!(out.status.success(), "resume failed: {}", String::from_utf8_lossy(&out.stderr));
         let stdout = String::from_utf8_lossy(&out.stdout);
         let line = stdout.lines().find_map(|l| l.split_once("OUTCOME ").map(|(_, r)| r.to_owned())).unwrap();
@@ -154,10 +178,10 @@ fn kill_table(base: &Path, redis: Option<&str>) -> Vec<(String, usize, String)> 
         let dir = base.join(point);
         std::fs::create_dir_all(&dir).unwrap();
         let child = Child { dir, redis: redis.map(str::to_owned) };
-        let paused = child.run("pause", None);
+        let paused = child.run("pause");
         assert!(paused.status.success(), "pause failed: {}", String::from_utf8_lossy(&paused.stderr));
-        let killed = child.run("resume", Some(point));
-        assert_eq!(killed.status.signal(), Some(9), "{point}: the child was to die by SIGKILL: {killed:?}");
+        let killed = child.killed_at(point);
+        assert_eq!(killed.signal(), Some(9), "{point}: the child was to die by SIGKILL: {killed:?}");
         let (outcome, content) = child.outcome();
         // And once more: a settled call stays settled (a call that ran is replayed).
         let (again, _) = child.outcome();
@@ -206,7 +230,7 @@ fn two_processes_resuming_at_once_run_the_call_exactly_once() {
     for round in 0..3 {
         let child = Arc::new(Child { dir: base.join(round.to_string()), redis: None });
         std::fs::create_dir_all(&child.dir).unwrap();
-        assert!(child.run("pause", None).status.success());
+        assert!(child.run("pause").status.success());
         let resumers: Vec<_> = (0..2)
             .map(|_| {
                 let child = Arc::clone(&child);
