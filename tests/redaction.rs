@@ -171,6 +171,21 @@ fn redacted_json_stays_the_same_json_outside_the_secrets() {
     assert_eq!(r.redact(unicode), r#"{"to": "[REDACTED:email]"}"#);
 }
 
+/// AWS access key ids are base32 after their prefix, so about one in 28 has no digit;
+/// those are found too (before, a body without a digit was taken for a word).
+#[test]
+fn aws_key_ids_without_a_digit_are_found() {
+    let r = Redactor::new();
+    for id in ["AKIAQWERTYUIOPASDFGH", "ASIAZXCVBNMLKJHGFDSA", "AKIAJTYSQFWOHXKRBDEV"] {
+        assert_eq!(r.redact(&format!("aws_access_key_id = {id}")), "aws_access_key_id = [REDACTED:api_key]");
+        assert_eq!(r.redact(&format!("密钥ID：{id}。")), "密钥ID：[REDACTED:api_key]。");
+    }
+    // Placeholders stay.
+    for text in ["AKIAXXXXXXXXXXXXXXXX", "ASIAEXAMPLEEXAMPLEEX", "AKIA_PLACEHOLDER_KEY"] {
+        assert_eq!(r.redact(text), text);
+    }
+}
+
 /// Secrets found by shape alone, with no key next to them (checksums valid).
 const PLANTED: &[&str] = &[
     "sk-proj-Tq3bX9vLm2Nw8Kp4Rz7YhG5s",

@@ -238,11 +238,33 @@ pub(super) fn phone(span: &str, min: u8, max: u8) -> bool {
     (usize::from(min)..=usize::from(max)).contains(&n)
 }
 
-/// A provider key's body is random: a digit, or both cases.
+/// A provider key's body is random: a digit, or both cases; or it is an AWS key id
+/// (upper case by design).
 pub(super) fn key_body(span: &str) -> bool {
     let body = span;
     body.bytes().any(|b| b.is_ascii_digit())
         || (body.bytes().any(|b| b.is_ascii_lowercase()) && body.bytes().any(|b| b.is_ascii_uppercase()))
+        || aws_key_id(span)
+}
+
+/// The prefixes of AWS key ids (`AKIA` access keys, `ASIA` temporary ones, ...).
+const AWS_PREFIXES: [&str; 12] =
+    ["AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "AROA", "APKA", "ASCA"];
+
+/// An AWS key id: a prefix and 16 characters of base32, so about one in 28 has no digit
+/// (`AKIAQWERTYUIOPASDFGH`). Placeholders are not: `AKIAXXXXXXXXXXXXXXXX`,
+/// `…EXAMPLE…`, or a character four times in a row.
+fn aws_key_id(span: &str) -> bool {
+    let bytes = span.as_bytes();
+    if bytes.len() != 20 || !AWS_PREFIXES.iter().any(|p| span.starts_with(p)) {
+        return false;
+    }
+    let body = &span[4..];
+    let repeated = bytes[4..].windows(4).any(|w| w.iter().all(|&b| b == w[0]));
+    body.bytes().all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(&b))
+        && !repeated
+        && !body.contains("EXAMPLE")
+        && !body.contains("SAMPLE")
 }
 
 /// The token after `Bearer`: a digit and 8+ characters, or 16+ characters.
@@ -335,6 +357,14 @@ mod tests {
         assert_eq!(iban(t, 0, t.len()), Some(t.len()));
         let t = "GB82WEST12345698765433";
         assert_eq!(iban(t, 0, t.len()), None);
+    }
+
+    #[test]
+    fn aws_key_ids_need_no_digit() {
+        assert!(key_body("AKIAQWERTYUIOPASDFGH") && key_body("ASIAJTYSQFWOHXKRBDEV"));
+        assert!(!key_body("AKIAXXXXXXXXXXXXXXXX") && !key_body("ASIAEXAMPLEEXAMPLEEX"));
+        // Upper case alone does not make other keys.
+        assert!(!key_body("GOCSPX-ABCDEFGHIJKLMNOPQRSTUVWXYZAB"));
     }
 
     #[test]
