@@ -171,6 +171,52 @@ fn redacted_json_stays_the_same_json_outside_the_secrets() {
     assert_eq!(r.redact(unicode), r#"{"to": "[REDACTED:email]"}"#);
 }
 
+/// A secret inside a JSON string is masked by `redact` (the JSON form the hook and the
+/// audit log use) exactly as `redact_text` masks it, in a secret-named field too: a field
+/// whose value is not a secret as a whole (`Bearer …`, prose) is still read as text.
+/// Before, such a value came back whole: `{"authorization":"Bearer …"}` leaked its token.
+#[test]
+fn json_strings_are_redacted_as_text_is() {
+    let r = Redactor::new();
+    let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+    let cases = [
+        (
+            r#"{"authorization":"Bearer Zk3JqLx9TmP2vRb8WcN4YdH6sQ1uE7aF"}"#.to_owned(),
+            r#"{"authorization":"Bearer [REDACTED:token]"}"#.to_owned(),
+        ),
+        (
+            r#"{"token": "Bearer Zk3JqLx9TmP2vRb8WcN4YdH6sQ1uE7aF", "n": 1}"#.to_owned(),
+            r#"{"token": "Bearer [REDACTED:token]", "n": 1}"#.to_owned(),
+        ),
+        (format!(r#"{{"authorization":"Bearer {jwt}"}}"#), r#"{"authorization":"Bearer [REDACTED:token]"}"#.to_owned()),
+        (
+            r#"{"headers":{"Authorization":"Basic dXNlcjpwYXNzd29yZA=="}}"#.to_owned(),
+            r#"{"headers":{"Authorization":"Basic [REDACTED:token]"}}"#.to_owned(),
+        ),
+        (
+            r#"{"credentials":"please send them to ana.silva@example.com"}"#.to_owned(),
+            r#"{"credentials":"please send them to [REDACTED:email]"}"#.to_owned(),
+        ),
+        (
+            r#"[{"secret":"ask ops@example.com, not the chat"},{"client_secret":"ask the team, not bob@example.org"}]"#
+                .to_owned(),
+            r#"[{"secret":"ask [REDACTED:email], not the chat"},{"client_secret":"ask the team, not [REDACTED:email]"}]"#
+                .to_owned(),
+        ),
+    ];
+    for (json, want) in &cases {
+        assert_eq!(r.redact_text(json), *want, "redact_text");
+        assert_eq!(r.redact(json), *want, "redact");
+        // The audit log redacts a call's arguments as a value: the same spans.
+        let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert!(r.redact_json(&mut value));
+        assert_eq!(value, serde_json::from_str::<serde_json::Value>(want).unwrap(), "redact_json");
+    }
+    // A number that is no secret as the field's value is still read as a number: a card
+    // number under `card_token` is masked (as a JSON string, so the text stays JSON).
+    assert_eq!(r.redact(r#"{"card_token": 4111111111111111}"#), r#"{"card_token": "[REDACTED:card]"}"#);
+}
+
 /// AWS access key ids are base32 after their prefix, so about one in 28 has no digit;
 /// those are found too (before, a body without a digit was taken for a word).
 #[test]
@@ -274,6 +320,39 @@ const WORDS: &[&str] = &[
     ")",
 ];
 
+/// Field names of JSON objects: secret-named and not, in several languages.
+const FIELDS: &[&str] = &[
+    "authorization",
+    "token",
+    "password",
+    "api_key",
+    "client_secret",
+    "密码",
+    "note",
+    "message",
+    "user",
+    "comment",
+    "描述",
+    "headers",
+];
+
+/// What a string value may start with.
+const LEADS: &[&str] = &["", "see ", "please send it to ", "the key is ", "Authorization: ", "令牌：", "请用 "];
+
+/// Secrets a JSON string may hold, each between what it needs to be found (a scheme, a
+/// host).
+const IN_STRINGS: &[(&str, &str, &str)] = &[
+    ("Bearer ", "Zk3JqLx9TmP2vRb8WcN4YdH6sQ1uE7aF", ""),
+    ("bearer ", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", ""),
+    ("Basic ", "dXNlcjpwYXNzd29yZA==", ""),
+    ("", "ana.silva@example.com", ""),
+    ("", "sk-proj-Tq3bX9vLm2Nw8Kp4Rz7YhG5s", ""),
+    ("", "AKIAQWERTYUIOPASDFGH", ""),
+    ("", "4111 1111 1111 1111", ""),
+    ("", "+49 30 1234 5678", ""),
+    ("postgres://app:", "p4ss-W0rd", "@db:5432/app"),
+];
+
 /// Words, each with the separator after it.
 fn clean_words() -> impl Strategy<Value = Vec<String>> {
     prop::collection::vec((prop::sample::select(WORDS), prop::sample::select(&[" ", " ", "\n", ""][..])), 0..40)
@@ -308,6 +387,30 @@ proptest! {
         let planted = plant(&words, at, before, secret, after);
         let out = r.redact(&planted);
         prop_assert!(!out.contains(secret), "{:?} survived in {:?}", secret, out);
+    }
+
+    /// What is masked in a string value as text is masked in JSON: a JSON object gives
+    /// the same through `redact` (inside its strings) as through `redact_text`, and no
+    /// planted secret survives either.
+    #[test]
+    fn json_and_text_agree(fields in prop::collection::vec((prop::sample::select(FIELDS), prop::sample::select(LEADS), prop::option::of(prop::sample::select(IN_STRINGS)), clean_words()), 1..5)) {
+        let r = Redactor::new();
+        let mut members = Vec::new();
+        let mut planted = Vec::new();
+        for (field, lead, secret, words) in &fields {
+            let (before, secret, after) = secret.unwrap_or(("", "", ""));
+            let value = format!("{lead}{before}{secret}{after} {}", words.concat());
+            if !secret.is_empty() {
+                planted.push(secret);
+            }
+            members.push(format!("{}:{}", serde_json::to_string(field).unwrap(), serde_json::to_string(value.trim_end()).unwrap()));
+        }
+        let json = format!("{{{}}}", members.join(","));
+        let as_json = r.redact(&json);
+        prop_assert_eq!(&as_json, &r.redact_text(&json), "{}", json);
+        for secret in planted {
+            prop_assert!(!as_json.contains(secret), "{:?} survived in {:?}", secret, as_json);
+        }
     }
 
     #[test]

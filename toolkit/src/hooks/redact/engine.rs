@@ -306,11 +306,16 @@ impl Engine {
         let value_text = &text[value.0..value.1];
         let Some((kind, label)) = self.secret_key(name_text) else { return false };
         let after = text[value.1..].chars().next();
-        if !names::assigned_secret(name_text, value_text, a.quoted, after, kind) {
+        // A double-quoted value with escapes is judged decoded (`"a\nb"` is two words), as
+        // the same string is in JSON.
+        let bytes = text.as_bytes();
+        let decoded = (a.quoted && value_text.contains('\\') && bytes[value.0 - 1] == b'"')
+            .then(|| serde_json::from_str::<String>(&text[value.0 - 1..value.1 + 1]).ok())
+            .flatten();
+        if !names::assigned_secret(name_text, decoded.as_deref().unwrap_or(value_text), a.quoted, after, kind) {
             return false;
         }
         // `"pin": 1234` in JSON text: the replacement is a JSON string.
-        let bytes = text.as_bytes();
         let json_name = name.0 > 0 && bytes[name.0 - 1] == b'"' && bytes.get(name.1) == Some(&b'"');
         let replace = if in_string {
             Replace::InString(label)

@@ -260,8 +260,9 @@ impl Redactor {
         finish(text, &found, self.engine.template())
     }
 
-    /// Redacts a JSON value in place: the values of secret-named fields, strings (as
-    /// text), and numbers that are card or phone numbers. Returns whether anything
+    /// Redacts a JSON value in place: the values of secret-named fields (read as text
+    /// when they are not secrets as a whole: `"Bearer …"`), strings (as text), and
+    /// numbers that are card or phone numbers. Returns whether anything
     /// changed. (Field names are left as they are.)
     ///
     /// ```
@@ -284,9 +285,10 @@ impl Redactor {
                         if secret {
                             *value = Value::String(self.engine.template().replace("{label}", label));
                             changed = true;
+                            continue;
                         }
-                        continue;
                     }
+                    // Not a secret as a whole (`Bearer …`, prose): read like any value.
                     changed |= self.redact_json(value);
                 }
                 changed
