@@ -232,6 +232,28 @@ fn aws_key_ids_without_a_digit_are_found() {
     }
 }
 
+/// `${NAME:?message}`, `${NAME:+word}` are shell parameter expansions, not assignments:
+/// they stay as they are. A default value (`${NAME:-value}`) is a value, without its
+/// operator.
+#[test]
+fn shell_parameter_expansions_are_not_assignments() {
+    let r = Redactor::new();
+    for text in [
+        "${DB_PASSWORD:?err}",
+        "psql -h db -U app \"${DB_PASSWORD:?DB_PASSWORD must be set}\"",
+        "environment:\n  POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:?set it in .env}",
+        "curl ${API_TOKEN:+--header} https://api.example.com",
+        "echo \"${SECRET_KEY?missing}\"",
+        ": \"${GITHUB_TOKEN:?}\"",
+        "${DB_PASSWORD:-}",
+        "${DB_PASSWORD:-changeme}",
+    ] {
+        assert_eq!(r.redact(text), text);
+    }
+    assert_eq!(r.redact("${DB_PASSWORD:-s3cr3t-Default}"), "${DB_PASSWORD:-[REDACTED:secret]}");
+    assert_eq!(r.redact("DB_PASSWORD=${DB_PASSWORD:=Hunter2024}"), "DB_PASSWORD=${DB_PASSWORD:=[REDACTED:secret]}");
+}
+
 /// Secrets found by shape alone, with no key next to them (checksums valid).
 const PLANTED: &[&str] = &[
     "sk-proj-Tq3bX9vLm2Nw8Kp4Rz7YhG5s",

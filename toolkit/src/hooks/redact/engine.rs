@@ -301,7 +301,19 @@ impl Engine {
         in_string: bool,
         out: &mut Vec<Found<'e>>,
     ) -> bool {
-        let (name, value) = ((start + a.name.0, start + a.name.1), (start + a.value.0, start + a.value.1));
+        let (name, mut value) = ((start + a.name.0, start + a.name.1), (start + a.value.0, start + a.value.1));
+        // A shell parameter expansion: `${NAME:?message}` and `${NAME:+word}` hold no value
+        // of NAME; `${NAME:-default}` holds a default (without its `-`).
+        if text[..name.0].ends_with("${") {
+            match text.as_bytes()[name.1..].get(..2) {
+                Some(b":?" | b":+") => return false,
+                Some(b":-") if value.0 == name.1 + 1 => value.0 += 1,
+                _ => {}
+            }
+            if value.0 >= value.1 {
+                return false;
+            }
+        }
         let name_text = &text[name.0..name.1];
         let value_text = &text[value.0..value.1];
         let Some((kind, label)) = self.secret_key(name_text) else { return false };

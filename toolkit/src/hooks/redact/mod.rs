@@ -45,7 +45,8 @@ use crate::hook::{AfterCall, AfterHook, Hook, HookStep, OnFailure};
 /// `private`, `signing`, `client`, `auth`, ... (so `DB_PASSWORD`, `X_SIGNING_SECRET`,
 /// `x-api-key`, `clientSecret`, but not `max_tokens`, `token_type` or `next_page_token`).
 /// Its value is a secret unless it is code, a look-up, a template, a type or prose:
-/// `vault.read_secret(path)`, `os.environ["KEY"]`, `${API_KEY}`, `Option<String>`,
+/// `vault.read_secret(path)`, `os.environ["KEY"]`, `${API_KEY}`, `${DB_PASSWORD:?unset}`
+/// (of `${DB_PASSWORD:-default}`, the default is the value), `Option<String>`,
 /// `Password: please enter 8 characters` and `token: expired` are left alone. An
 /// unquoted value of a token, secret or key must look random (8+ characters with a
 /// letter and a digit, or high entropy); a password needs 4+ characters.
