@@ -254,6 +254,56 @@ fn shell_parameter_expansions_are_not_assignments() {
     assert_eq!(r.redact("DB_PASSWORD=${DB_PASSWORD:=Hunter2024}"), "DB_PASSWORD=${DB_PASSWORD:=[REDACTED:secret]}");
 }
 
+/// 64-character lines of base64, as PEM writes them.
+const KEY_LINES: [&str; 3] = [
+    "MIIEowIBAAKCAQEAx7Qb3Zk3JqLx9TmP2vRb8WcN4YdH6sQ1uE7aFpL0oKj5Ni2M",
+    "Zk3JqLx9TmP2vRb8WcN4YdH6sQ1uE7aFx7Qb3Kj5Ni2MpL0oW4xXrT7yVb9nQ3hU",
+    "d8sYh1NcQb6TzUa4oEg5HfW0iKpVr2LmZ7",
+];
+
+/// A private key cut before its END line ends with its base64 body: the text after it is
+/// kept, up to and including the next key (which is masked on its own). Before, the span
+/// ran to the next key's END line: 22 MB of a 50 MB log mix vanished.
+#[test]
+fn a_cut_private_key_ends_with_its_base64_body() {
+    let r = Redactor::new();
+    let head = "-----BEGIN RSA PRIVATE KEY-----";
+    let whole = format!("-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----", KEY_LINES.join("\n"));
+    let log = "2024-05-01T12:00:00Z INFO deploy: 3 hosts updated, 0 failed\n".repeat(20);
+    for cut in [
+        // Cut after a whole line, inside the last line, and in its first line.
+        format!("{head}\n{}\n{}", KEY_LINES[0], KEY_LINES[1]),
+        format!("{head}\n{}\n{}", KEY_LINES[0], &KEY_LINES[1][..20]),
+        format!("{head}\n{}", &KEY_LINES[0][..40]),
+        // Indented (YAML), with Windows line ends, with PEM headers.
+        format!("{head}\n    {}\n    {}", KEY_LINES[0], KEY_LINES[2]),
+        format!("{head}\r\n{}\r\n{}", KEY_LINES[0], KEY_LINES[2]),
+        format!(
+            "{head}\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,3F1B0C9A7D2E4F6A8B0C1D2E3F4A5B6C\n\n{}",
+            KEY_LINES[0]
+        ),
+    ] {
+        let text = format!("{cut}\n{log}{whole}\nThanks!\n");
+        assert_eq!(
+            r.redact_text(&text),
+            format!("[REDACTED:private_key]\n{log}[REDACTED:private_key]\nThanks!\n"),
+            "{cut:?}"
+        );
+    }
+    // A word on the line after a cut key is text, not base64; so is a sentence.
+    let text = format!("{head}\n{}\n{}\nThanks, see you.\nRegards\n", KEY_LINES[0], KEY_LINES[1]);
+    assert_eq!(r.redact_text(&text), "[REDACTED:private_key]\nThanks, see you.\nRegards\n");
+    let text = format!("{head}\n{}\n{}\nRegards\n", KEY_LINES[0], KEY_LINES[2]);
+    assert_eq!(r.redact_text(&text), "[REDACTED:private_key]\nRegards\n");
+    // Inside a JSON string (`\n` escapes), cut: the string's closing quote stays.
+    let json = format!(r#"{{"key":"{head}\n{}\n{}","next":"ok"}}"#, KEY_LINES[0], KEY_LINES[2]);
+    assert_eq!(r.redact(&json), r#"{"key":"[REDACTED:private_key]","next":"ok"}"#);
+    assert_eq!(r.redact_text(&json), r#"{"key":"[REDACTED:private_key]","next":"ok"}"#);
+    // On one line (newlines lost), cut: the words after it stay.
+    let text = format!("key: {head} {} {} was pasted by mistake", KEY_LINES[0], KEY_LINES[2]);
+    assert_eq!(r.redact_text(&text), "key: [REDACTED:private_key] was pasted by mistake");
+}
+
 /// Secrets found by shape alone, with no key next to them (checksums valid).
 const PLANTED: &[&str] = &[
     "sk-proj-Tq3bX9vLm2Nw8Kp4Rz7YhG5s",

@@ -160,7 +160,7 @@ impl Engine {
             read += m.end() - at;
             let (start, end) = (m.start(), m.end());
             let first = m.pattern().as_usize();
-            let mut next = self.accept(text, first, m, &mut caps, in_string, out);
+            let mut next = self.accept(text, to, first, m, &mut caps, in_string, out);
             // The match failed its check: another rule may match here.
             let byte = usize::from(text.as_bytes()[start]);
             for pid in (0..self.rules.len()).filter(|&p| p != first && self.starts[p][byte]) {
@@ -170,7 +170,7 @@ impl Engine {
                 let input = Input::new(text).range(start..to).anchored(Anchored::Yes);
                 if let Some(m) = self.each[pid].search(&input) {
                     read += m.end() - start;
-                    next = self.accept(text, pid, m, &mut caps, in_string, out);
+                    next = self.accept(text, to, pid, m, &mut caps, in_string, out);
                 }
             }
             at = match next {
@@ -187,11 +187,12 @@ impl Engine {
     }
 
     /// Checks match `m` of rule `pid`; if it holds a secret, pushes its spans and returns
-    /// where the search goes on. Capture groups are resolved only for rules that have
-    /// them.
+    /// where the search goes on (a span read by hand may run past the match, never past
+    /// `to`). Capture groups are resolved only for rules that have them.
     fn accept<'e>(
         &'e self,
         text: &str,
+        to: usize,
         pid: usize,
         m: regex_automata::Match,
         caps: &mut Captures,
@@ -286,6 +287,11 @@ impl Engine {
                 push(whole, wrap(label));
             }
             Kind::Dni if checks::dni(span) => push(whole, wrap(label)),
+            Kind::PrivateKey => {
+                let end = parse::pem_body(text, end, to)?;
+                push((start, end), wrap(label));
+                return Some(end);
+            }
             Kind::Email | Kind::Dni => return None,
         }
         Some(end)

@@ -31,7 +31,7 @@ use crate::hook::{AfterCall, AfterHook, Hook, HookStep, OnFailure};
 /// | `secret` | the value of an assignment to a secret-named key, in any syntax (`KEY=v`, `key: v`, `"key": "v"`, `export KEY=v`, `--password=v`, `X-Api-Key: v`, `密码：v`) | `DB_PASSWORD=`**hunter22** |
 /// | `token` | the token after `Bearer`, the credentials after `Basic` (checked to decode to `user:password`), and JWTs anywhere | `Authorization: Bearer `**eyJhbG…** |
 /// | `password` | the password of URL credentials and of `curl -u user:password` | `postgres://app:`**p@ss:w0rd**`@db:5432/app` |
-/// | `private_key` | a PEM private key block, `BEGIN` to `END` (to the end of the text if it is cut) | **-----BEGIN RSA PRIVATE KEY-----…** |
+/// | `private_key` | a PEM private key block, `BEGIN` to `END` (cut short, to the end of its base64 body) | **-----BEGIN RSA PRIVATE KEY-----…** |
 /// | `webhook` | chat webhook URLs: Slack, Discord, Microsoft Teams, Feishu/Lark, DingTalk, WeCom | **`https://hooks.slack.com/services/T0…`** |
 /// | `email` | e-mail addresses, internationalised (`josé@beispiel.de`, `用户@例子.广告`) and quoted (`"j doe"@example.com`) | **ana@example.com** |
 /// | `phone` | `+` and a country code (8–15 digits), North American numbers with separators, national numbers with a leading 0 and separators, Chinese mobile numbers `1[3-9]…` (11 digits) | **+49 30 1234 5678** |

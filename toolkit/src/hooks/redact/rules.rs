@@ -43,6 +43,9 @@ pub(super) enum Kind {
     Dni,
     /// A phone number of `min..=max` digits, not part of a longer number.
     Phone(u8, u8),
+    /// A PEM private key's header: the key runs to its END line or, cut, to the end of
+    /// its base64 body.
+    PrivateKey,
 }
 
 /// A built-in rule: its label, its pattern and its check.
@@ -68,11 +71,9 @@ pub(super) const ASSIGNMENT: &str = concat!(
 
 /// The rules, in order of preference when two match at the same place.
 pub(super) const BUILT_IN: &[BuiltIn] = &[
-    rule(
-        "private_key",
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\s|\\[rn]|[>#*/|;])*(?:[A-Za-z0-9+/=]{16}|Proc-Type:|Comment:)(?s:.)*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
-        Kind::Plain,
-    ),
+    // The header; the body is read by hand (`parse::pem_body`), so that it ends where
+    // its base64 ends, and the search does not read it.
+    rule("private_key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", Kind::PrivateKey),
     rule(
         "webhook",
         concat!(
