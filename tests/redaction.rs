@@ -304,6 +304,84 @@ fn a_cut_private_key_ends_with_its_base64_body() {
     assert_eq!(r.redact_text(&text), "key: [REDACTED:private_key] was pasted by mistake");
 }
 
+/// Shapes the redactor did not know: PyPI, Vault, Doppler, Telegram and Discord bot
+/// tokens, the `Bot` scheme, base64-encoded PEM keys (kubeconfig), `mysql -p…` and
+/// `sshpass -p …`, `0086` phone numbers.
+#[test]
+fn more_shapes_are_found() {
+    let r = Redactor::new();
+    let pypi = "pypi-AgEIcHlwaS5vcmcCJDVhYTJmNzRkLTQ1ZGItNGE2Ny1hMzQ5LWQ4ZjE5NzNiZWI0NgACKlsz";
+    let vault = "hvs.CAESIJ2vRb8WcN4YdH6sQ1uE7aFZk3JqLx9TmPGh4KHGh2cy5Yb3Fz";
+    let doppler = "dp.pt.Zk3JqLx9TmP2vRb8WcN4YdH6sQ1uE7aFpL0oKj5Ni2M";
+    let telegram = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
+    let discord = "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs";
+    let encoded = "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1DNENBUUF3QlFZREsyVndCQ0lFSVBxN1hrMnZSOW1MdzNKZDhzWWgxTmNRYjZUelVhNG9FZzVIZlcwaUtwVnIKLS0tLS1FTkQgUFJJVkFURSBLRVktLS0tLQo=";
+    let cases = [
+        (
+            format!("twine upload -u __token__ -p {pypi} dist/*"),
+            "twine upload -u __token__ -p [REDACTED:api_key] dist/*".to_owned(),
+        ),
+        (
+            format!("export VAULT_ADDR=https://vault:8200; vault login {vault}"),
+            "export VAULT_ADDR=https://vault:8200; vault login [REDACTED:api_key]".to_owned(),
+        ),
+        (
+            format!("Doppler 服务令牌 {doppler}，请勿外传。"),
+            "Doppler 服务令牌 [REDACTED:api_key]，请勿外传。".to_owned(),
+        ),
+        (
+            format!("GET https://api.telegram.org/bot{telegram}/sendMessage?chat_id=42"),
+            "GET https://api.telegram.org/bot[REDACTED:api_key]/sendMessage?chat_id=42".to_owned(),
+        ),
+        (format!("Telegram-Bot: {telegram}"), "Telegram-Bot: [REDACTED:api_key]".to_owned()),
+        (format!("client.run('{discord}')"), "client.run('[REDACTED:api_key]')".to_owned()),
+        (
+            "curl -H 'Authorization: Bot OTk2NTc4NDQ5ZmFrZTEyMw.GhKl9z.q3Zk8Lp' https://discord.com/api/v10/users/@me"
+                .to_owned(),
+            "curl -H 'Authorization: Bot [REDACTED:token]' https://discord.com/api/v10/users/@me".to_owned(),
+        ),
+        (format!("    client-key-data: {encoded}"), "    client-key-data: [REDACTED:private_key]".to_owned()),
+        (
+            "mysql -h db.internal -u root -pS3cr3t!Pass shop < dump.sql".to_owned(),
+            "mysql -h db.internal -u root -p[REDACTED:password] shop < dump.sql".to_owned(),
+        ),
+        (
+            "mysqldump -uroot -p'Tr0ub4dor&3' --all-databases".to_owned(),
+            "mysqldump -uroot -p'[REDACTED:password]' --all-databases".to_owned(),
+        ),
+        (
+            "sshpass -p 'Tr0ub4dor&3' ssh deploy@10.0.0.5 uptime".to_owned(),
+            "sshpass -p '[REDACTED:password]' ssh deploy@10.0.0.5 uptime".to_owned(),
+        ),
+        (
+            "sshpass -pHunter2024 scp app.tar.gz host:".to_owned(),
+            "sshpass -p[REDACTED:password] scp app.tar.gz host:".to_owned(),
+        ),
+        ("客服电话：0086 138 1234 5678".to_owned(), "客服电话：[REDACTED:phone]".to_owned()),
+        (
+            "tel. 0086-13912345678, fax 008613812345678".to_owned(),
+            "tel. [REDACTED:phone], fax [REDACTED:phone]".to_owned(),
+        ),
+    ];
+    for (text, want) in &cases {
+        assert_eq!(r.redact(text), *want);
+    }
+    // Look-alikes stay.
+    let certificate = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJkekNDQVIyZ0F3SUJBZ0lVZTNKZDhzWWgxTmNRYjZUelVhNG9FZzVIZlcwd0NnWUlLb1pJemowRUF3SXcKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=";
+    for text in [
+        format!("    certificate-authority-data: {certificate}"),
+        "mysql -u root -p shop".to_owned(),
+        "mysql -uroot -p\"$MYSQL_ROOT_PASSWORD\" -e 'show databases'".to_owned(),
+        "mysql -P 3306 -h db -u app --protocol=tcp".to_owned(),
+        "sshpass -p \"$SSHPASS\" ssh deploy@host".to_owned(),
+        "sshpass -e ssh deploy@host".to_owned(),
+        "The bot 1234 replied: Bot commands are listed in /help.".to_owned(),
+        "pypi-package-name, hvs.example, dp.pt.short".to_owned(),
+    ] {
+        assert_eq!(r.redact(&text), text);
+    }
+}
+
 /// Secrets found by shape alone, with no key next to them (checksums valid).
 const PLANTED: &[&str] = &[
     "sk-proj-Tq3bX9vLm2Nw8Kp4Rz7YhG5s",

@@ -242,7 +242,7 @@ impl Engine {
                 push(part(secret), wrap(label));
             }
             Kind::Bearer | Kind::Basic => {
-                let token = parse::after_word(span);
+                let token = parse::last_word(span);
                 let ok = if rule.kind == Kind::Bearer { checks::bearer } else { checks::basic };
                 if !ok(&span[token.0..token.1]) {
                     return None;
@@ -287,12 +287,23 @@ impl Engine {
                 push(whole, wrap(label));
             }
             Kind::Dni if checks::dni(span) => push(whole, wrap(label)),
+            Kind::BotToken => push((checks::bot_token(text, start, end)?, end), wrap(label)),
+            Kind::EncodedKey if checks::encoded_key(span) => push(whole, wrap(label)),
+            Kind::FlagPassword => {
+                let g = caps.get_group(1)?;
+                let quoted = matches!(text.as_bytes()[g.start], b'"' | b'\'');
+                let (s, e) = if quoted { (g.start + 1, g.end - 1) } else { (g.start, g.end) };
+                if !names::assigned_secret("password", &text[s..e], quoted, None, Secret::Password) {
+                    return None;
+                }
+                push((s, e), wrap(label));
+            }
             Kind::PrivateKey => {
                 let end = parse::pem_body(text, end, to)?;
                 push((start, end), wrap(label));
                 return Some(end);
             }
-            Kind::Email | Kind::Dni => return None,
+            Kind::Email | Kind::Dni | Kind::EncodedKey => return None,
         }
         Some(end)
     }

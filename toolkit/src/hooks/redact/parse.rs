@@ -27,10 +27,9 @@ pub(super) fn aws_pair(span: &str) -> Option<((usize, usize), (usize, usize))> {
     Some(((0, 20), (end.checked_sub(40)?, end)))
 }
 
-/// The word after the first one (`Bearer xyz` → `xyz`).
-pub(super) fn after_word(span: &str) -> (usize, usize) {
-    let word = span.find([' ', '\t']).unwrap_or(span.len());
-    let token = word + (span.len() - word - span[word..].trim_start().len());
+/// The last word (`Bearer xyz` → `xyz`, `Authorization: Bot xyz` → `xyz`).
+pub(super) fn last_word(span: &str) -> (usize, usize) {
+    let token = span.rfind([' ', '\t']).map_or(0, |blank| blank + 1);
     (token, span.len())
 }
 
@@ -221,7 +220,7 @@ mod tests {
         let (a, b) = curl_password(s).unwrap();
         assert_eq!(&s[a..b], "hunter22");
         let s = "Bearer  abc123def";
-        let (a, b) = after_word(s);
+        let (a, b) = last_word(s);
         assert_eq!(&s[a..b], "abc123def");
         let s = r#"DB_PASSWORD" := "x y""#;
         let a = assignment(s).unwrap();
