@@ -306,7 +306,7 @@ fn a_cut_private_key_ends_with_its_base64_body() {
 
 /// Shapes the redactor did not know: PyPI, Vault, Doppler, Telegram and Discord bot
 /// tokens, the `Bot` scheme, base64-encoded PEM keys (kubeconfig), `mysql -p…` and
-/// `sshpass -p …`, `0086` phone numbers.
+/// `sshpass -p …`, `0086` phone numbers; and a UPS tracking number is not a phone.
 #[test]
 fn more_shapes_are_found() {
     let r = Redactor::new();
@@ -376,6 +376,8 @@ fn more_shapes_are_found() {
         "sshpass -p \"$SSHPASS\" ssh deploy@host".to_owned(),
         "sshpass -e ssh deploy@host".to_owned(),
         "The bot 1234 replied: Bot commands are listed in /help.".to_owned(),
+        "UPS: 1Z 999 AA1 01 2345 6784".to_owned(),
+        "Tracking 1Z 4A7 62E 03 9876 5432 (UPS Ground)".to_owned(),
         "pypi-package-name, hvs.example, dp.pt.short".to_owned(),
     ] {
         assert_eq!(r.redact(&text), text);

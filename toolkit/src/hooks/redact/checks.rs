@@ -15,7 +15,7 @@ pub(super) fn isolated_number(text: &str, start: usize, end: usize) -> bool {
         let stamp = start - 1 > run && matches!(bytes[start - 2 - run], b':' | b'-' | b'/');
         let joined = match before {
             b'-' | b'.' | b'/' => run > 0,
-            b' ' => run >= 2 && !stamp,
+            b' ' => (run >= 2 && !stamp) || code_group_before(&bytes[..start - 1]),
             _ => false,
         };
         if joined {
@@ -36,6 +36,18 @@ pub(super) fn isolated_number(text: &str, start: usize, end: usize) -> bool {
         }
     }
     true
+}
+
+/// Whether `before` ends with a group of a code, letters and digits mixed (`AA1` in the
+/// UPS number `1Z 999 AA1 01 2345 6784`): a number after it is the code's next group.
+fn code_group_before(before: &[u8]) -> bool {
+    let group = before.iter().rev().take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit()).count();
+    let group = &before[before.len() - group..];
+    let alone = before.len() == group.len() || before[before.len() - group.len() - 1] == b' ';
+    (2..=6).contains(&group.len())
+        && alone
+        && group.iter().any(u8::is_ascii_digit)
+        && group.iter().any(u8::is_ascii_uppercase)
 }
 
 fn digits(text: &str) -> Vec<u8> {

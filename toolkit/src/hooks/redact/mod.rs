@@ -59,7 +59,7 @@ use crate::hook::{AfterCall, AfterHook, Hook, HookStep, OnFailure};
 ///   address glued to Chinese text is found, and ends where the Chinese text starts.
 /// - **Checked formats:** cards (Luhn), IBANs (length and mod-97), national IDs (their
 ///   check digits); a digit group that is part of a longer number (a tracking or order
-///   number) is never a card or a phone number.
+///   number, `1Z 999 AA1 01 2345 6784`) is never a card or a phone number.
 /// - **JSON:** [`redact`](Redactor::redact) redacts JSON text inside its strings, without
 ///   re-encoding the document: key order, spacing and escapes stay. The value of a
 ///   secret-named field is replaced whole (a number becomes a string, so the text stays
