@@ -171,6 +171,219 @@ fn redacted_json_stays_the_same_json_outside_the_secrets() {
     assert_eq!(r.redact(unicode), r#"{"to": "[REDACTED:email]"}"#);
 }
 
+/// A secret inside a JSON string is masked by `redact` (the JSON form the hook and the
+/// audit log use) exactly as `redact_text` masks it, in a secret-named field too: a field
+/// whose value is not a secret as a whole (`Bearer …`, prose) is still read as text.
+/// Before, such a value came back whole: `{"authorization":"Bearer …"}` leaked its token.
+#[test]
+fn json_strings_are_redacted_as_text_is() {
+    let r = Redactor::new();
+    let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+    let cases = [
+        (
+            r#"{"authorization":"Bearer Zk3JqLx9TmP2vRb8WcN4YdH6sQ1uE7aF"}"#.to_owned(),
+            r#"{"authorization":"Bearer [REDACTED:token]"}"#.to_owned(),
+        ),
+        (
+            r#"{"token": "Bearer Zk3JqLx9TmP2vRb8WcN4YdH6sQ1uE7aF", "n": 1}"#.to_owned(),
+            r#"{"token": "Bearer [REDACTED:token]", "n": 1}"#.to_owned(),
+        ),
+        (format!(r#"{{"authorization":"Bearer {jwt}"}}"#), r#"{"authorization":"Bearer [REDACTED:token]"}"#.to_owned()),
+        (
+            r#"{"headers":{"Authorization":"Basic dXNlcjpwYXNzd29yZA=="}}"#.to_owned(),
+            r#"{"headers":{"Authorization":"Basic [REDACTED:token]"}}"#.to_owned(),
+        ),
+        (
+            r#"{"credentials":"please send them to ana.silva@example.com"}"#.to_owned(),
+            r#"{"credentials":"please send them to [REDACTED:email]"}"#.to_owned(),
+        ),
+        (
+            r#"[{"secret":"ask ops@example.com, not the chat"},{"client_secret":"ask the team, not bob@example.org"}]"#
+                .to_owned(),
+            r#"[{"secret":"ask [REDACTED:email], not the chat"},{"client_secret":"ask the team, not [REDACTED:email]"}]"#
+                .to_owned(),
+        ),
+    ];
+    for (json, want) in &cases {
+        assert_eq!(r.redact_text(json), *want, "redact_text");
+        assert_eq!(r.redact(json), *want, "redact");
+        // The audit log redacts a call's arguments as a value: the same spans.
+        let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert!(r.redact_json(&mut value));
+        assert_eq!(value, serde_json::from_str::<serde_json::Value>(want).unwrap(), "redact_json");
+    }
+    // A number that is no secret as the field's value is still read as a number: a card
+    // number under `card_token` is masked (as a JSON string, so the text stays JSON).
+    assert_eq!(r.redact(r#"{"card_token": 4111111111111111}"#), r#"{"card_token": "[REDACTED:card]"}"#);
+}
+
+/// AWS access key ids are base32 after their prefix, so about one in 28 has no digit;
+/// those are found too (before, a body without a digit was taken for a word).
+#[test]
+fn aws_key_ids_without_a_digit_are_found() {
+    let r = Redactor::new();
+    for id in ["AKIAQWERTYUIOPASDFGH", "ASIAZXCVBNMLKJHGFDSA", "AKIAJTYSQFWOHXKRBDEV"] {
+        assert_eq!(r.redact(&format!("aws_access_key_id = {id}")), "aws_access_key_id = [REDACTED:api_key]");
+        assert_eq!(r.redact(&format!("密钥ID：{id}。")), "密钥ID：[REDACTED:api_key]。");
+    }
+    // Placeholders stay.
+    for text in ["AKIAXXXXXXXXXXXXXXXX", "ASIAEXAMPLEEXAMPLEEX", "AKIA_PLACEHOLDER_KEY"] {
+        assert_eq!(r.redact(text), text);
+    }
+}
+
+/// `${NAME:?message}`, `${NAME:+word}` are shell parameter expansions, not assignments:
+/// they stay as they are. A default value (`${NAME:-value}`) is a value, without its
+/// operator.
+#[test]
+fn shell_parameter_expansions_are_not_assignments() {
+    let r = Redactor::new();
+    for text in [
+        "${DB_PASSWORD:?err}",
+        "psql -h db -U app \"${DB_PASSWORD:?DB_PASSWORD must be set}\"",
+        "environment:\n  POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:?set it in .env}",
+        "curl ${API_TOKEN:+--header} https://api.example.com",
+        "echo \"${SECRET_KEY?missing}\"",
+        ": \"${GITHUB_TOKEN:?}\"",
+        "${DB_PASSWORD:-}",
+        "${DB_PASSWORD:-changeme}",
+    ] {
+        assert_eq!(r.redact(text), text);
+    }
+    assert_eq!(r.redact("${DB_PASSWORD:-s3cr3t-Default}"), "${DB_PASSWORD:-[REDACTED:secret]}");
+    assert_eq!(r.redact("DB_PASSWORD=${DB_PASSWORD:=Hunter2024}"), "DB_PASSWORD=${DB_PASSWORD:=[REDACTED:secret]}");
+}
+
+/// 64-character lines of base64, as PEM writes them.
+const KEY_LINES: [&str; 3] = [
+    "MIIEowIBAAKCAQEAx7Qb3Zk3JqLx9TmP2vRb8WcN4YdH6sQ1uE7aFpL0oKj5Ni2M",
+    "Zk3JqLx9TmP2vRb8WcN4YdH6sQ1uE7aFx7Qb3Kj5Ni2MpL0oW4xXrT7yVb9nQ3hU",
+    "d8sYh1NcQb6TzUa4oEg5HfW0iKpVr2LmZ7",
+];
+
+/// A private key cut before its END line ends with its base64 body: the text after it is
+/// kept, up to and including the next key (which is masked on its own). Before, the span
+/// ran to the next key's END line: 22 MB of a 50 MB log mix vanished.
+#[test]
+fn a_cut_private_key_ends_with_its_base64_body() {
+    let r = Redactor::new();
+    let head = "-----BEGIN RSA PRIVATE KEY-----";
+    let whole = format!("-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----", KEY_LINES.join("\n"));
+    let log = "2024-05-01T12:00:00Z INFO deploy: 3 hosts updated, 0 failed\n".repeat(20);
+    for cut in [
+        // Cut after a whole line, inside the last line, and in its first line.
+        format!("{head}\n{}\n{}", KEY_LINES[0], KEY_LINES[1]),
+        format!("{head}\n{}\n{}", KEY_LINES[0], &KEY_LINES[1][..20]),
+        format!("{head}\n{}", &KEY_LINES[0][..40]),
+        // Indented (YAML), with Windows line ends, with PEM headers.
+        format!("{head}\n    {}\n    {}", KEY_LINES[0], KEY_LINES[2]),
+        format!("{head}\r\n{}\r\n{}", KEY_LINES[0], KEY_LINES[2]),
+        format!(
+            "{head}\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,3F1B0C9A7D2E4F6A8B0C1D2E3F4A5B6C\n\n{}",
+            KEY_LINES[0]
+        ),
+    ] {
+        let text = format!("{cut}\n{log}{whole}\nThanks!\n");
+        assert_eq!(
+            r.redact_text(&text),
+            format!("[REDACTED:private_key]\n{log}[REDACTED:private_key]\nThanks!\n"),
+            "{cut:?}"
+        );
+    }
+    // A word on the line after a cut key is text, not base64; so is a sentence.
+    let text = format!("{head}\n{}\n{}\nThanks, see you.\nRegards\n", KEY_LINES[0], KEY_LINES[1]);
+    assert_eq!(r.redact_text(&text), "[REDACTED:private_key]\nThanks, see you.\nRegards\n");
+    let text = format!("{head}\n{}\n{}\nRegards\n", KEY_LINES[0], KEY_LINES[2]);
+    assert_eq!(r.redact_text(&text), "[REDACTED:private_key]\nRegards\n");
+    // Inside a JSON string (`\n` escapes), cut: the string's closing quote stays.
+    let json = format!(r#"{{"key":"{head}\n{}\n{}","next":"ok"}}"#, KEY_LINES[0], KEY_LINES[2]);
+    assert_eq!(r.redact(&json), r#"{"key":"[REDACTED:private_key]","next":"ok"}"#);
+    assert_eq!(r.redact_text(&json), r#"{"key":"[REDACTED:private_key]","next":"ok"}"#);
+    // On one line (newlines lost), cut: the words after it stay.
+    let text = format!("key: {head} {} {} was pasted by mistake", KEY_LINES[0], KEY_LINES[2]);
+    assert_eq!(r.redact_text(&text), "key: [REDACTED:private_key] was pasted by mistake");
+}
+
+/// Shapes the redactor did not know: PyPI, Vault, Doppler, Telegram and Discord bot
+/// tokens, the `Bot` scheme, base64-encoded PEM keys (kubeconfig), `mysql -p…` and
+/// `sshpass -p …`, `0086` phone numbers; and a UPS tracking number is not a phone.
+#[test]
+fn more_shapes_are_found() {
+    let r = Redactor::new();
+    let pypi = "pypi-AgEIcHlwaS5vcmcCJDVhYTJmNzRkLTQ1ZGItNGE2Ny1hMzQ5LWQ4ZjE5NzNiZWI0NgACKlsz";
+    let vault = "hvs.CAESIJ2vRb8WcN4YdH6sQ1uE7aFZk3JqLx9TmPGh4KHGh2cy5Yb3Fz";
+    let doppler = "dp.pt.Zk3JqLx9TmP2vRb8WcN4YdH6sQ1uE7aFpL0oKj5Ni2M";
+    let telegram = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw";
+    let discord = "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs";
+    let encoded = "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1DNENBUUF3QlFZREsyVndCQ0lFSVBxN1hrMnZSOW1MdzNKZDhzWWgxTmNRYjZUelVhNG9FZzVIZlcwaUtwVnIKLS0tLS1FTkQgUFJJVkFURSBLRVktLS0tLQo=";
+    let cases = [
+        (
+            format!("twine upload -u __token__ -p {pypi} dist/*"),
+            "twine upload -u __token__ -p [REDACTED:api_key] dist/*".to_owned(),
+        ),
+        (
+            format!("export VAULT_ADDR=https://vault:8200; vault login {vault}"),
+            "export VAULT_ADDR=https://vault:8200; vault login [REDACTED:api_key]".to_owned(),
+        ),
+        (
+            format!("Doppler 服务令牌 {doppler}，请勿外传。"),
+            "Doppler 服务令牌 [REDACTED:api_key]，请勿外传。".to_owned(),
+        ),
+        (
+            format!("GET https://api.telegram.org/bot{telegram}/sendMessage?chat_id=42"),
+            "GET https://api.telegram.org/bot[REDACTED:api_key]/sendMessage?chat_id=42".to_owned(),
+        ),
+        (format!("Telegram-Bot: {telegram}"), "Telegram-Bot: [REDACTED:api_key]".to_owned()),
+        (format!("client.run('{discord}')"), "client.run('[REDACTED:api_key]')".to_owned()),
+        (
+            "curl -H 'Authorization: Bot OTk2NTc4NDQ5ZmFrZTEyMw.GhKl9z.q3Zk8Lp' https://discord.com/api/v10/users/@me"
+                .to_owned(),
+            "curl -H 'Authorization: Bot [REDACTED:token]' https://discord.com/api/v10/users/@me".to_owned(),
+        ),
+        (format!("    client-key-data: {encoded}"), "    client-key-data: [REDACTED:private_key]".to_owned()),
+        (
+            "mysql -h db.internal -u root -pS3cr3t!Pass shop < dump.sql".to_owned(),
+            "mysql -h db.internal -u root -p[REDACTED:password] shop < dump.sql".to_owned(),
+        ),
+        (
+            "mysqldump -uroot -p'Tr0ub4dor&3' --all-databases".to_owned(),
+            "mysqldump -uroot -p'[REDACTED:password]' --all-databases".to_owned(),
+        ),
+        (
+            "sshpass -p 'Tr0ub4dor&3' ssh deploy@10.0.0.5 uptime".to_owned(),
+            "sshpass -p '[REDACTED:password]' ssh deploy@10.0.0.5 uptime".to_owned(),
+        ),
+        (
+            "sshpass -pHunter2024 scp app.tar.gz host:".to_owned(),
+            "sshpass -p[REDACTED:password] scp app.tar.gz host:".to_owned(),
+        ),
+        ("客服电话：0086 138 1234 5678".to_owned(), "客服电话：[REDACTED:phone]".to_owned()),
+        (
+            "tel. 0086-13912345678, fax 008613812345678".to_owned(),
+            "tel. [REDACTED:phone], fax [REDACTED:phone]".to_owned(),
+        ),
+    ];
+    for (text, want) in &cases {
+        assert_eq!(r.redact(text), *want);
+    }
+    // Look-alikes stay.
+    let certificate = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJkekNDQVIyZ0F3SUJBZ0lVZTNKZDhzWWgxTmNRYjZUelVhNG9FZzVIZlcwd0NnWUlLb1pJemowRUF3SXcKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=";
+    for text in [
+        format!("    certificate-authority-data: {certificate}"),
+        "mysql -u root -p shop".to_owned(),
+        "mysql -uroot -p\"$MYSQL_ROOT_PASSWORD\" -e 'show databases'".to_owned(),
+        "mysql -P 3306 -h db -u app --protocol=tcp".to_owned(),
+        "sshpass -p \"$SSHPASS\" ssh deploy@host".to_owned(),
+        "sshpass -e ssh deploy@host".to_owned(),
+        "The bot 1234 replied: Bot commands are listed in /help.".to_owned(),
+        "UPS: 1Z 999 AA1 01 2345 6784".to_owned(),
+        "Tracking 1Z 4A7 62E 03 9876 5432 (UPS Ground)".to_owned(),
+        "pypi-package-name, hvs.example, dp.pt.short".to_owned(),
+    ] {
+        assert_eq!(r.redact(&text), text);
+    }
+}
+
 /// Secrets found by shape alone, with no key next to them (checksums valid).
 const PLANTED: &[&str] = &[
     "sk-proj-Tq3bX9vLm2Nw8Kp4Rz7YhG5s",
@@ -259,6 +472,39 @@ const WORDS: &[&str] = &[
     ")",
 ];
 
+/// Field names of JSON objects: secret-named and not, in several languages.
+const FIELDS: &[&str] = &[
+    "authorization",
+    "token",
+    "password",
+    "api_key",
+    "client_secret",
+    "密码",
+    "note",
+    "message",
+    "user",
+    "comment",
+    "描述",
+    "headers",
+];
+
+/// What a string value may start with.
+const LEADS: &[&str] = &["", "see ", "please send it to ", "the key is ", "Authorization: ", "令牌：", "请用 "];
+
+/// Secrets a JSON string may hold, each between what it needs to be found (a scheme, a
+/// host).
+const IN_STRINGS: &[(&str, &str, &str)] = &[
+    ("Bearer ", "Zk3JqLx9TmP2vRb8WcN4YdH6sQ1uE7aF", ""),
+    ("bearer ", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", ""),
+    ("Basic ", "dXNlcjpwYXNzd29yZA==", ""),
+    ("", "ana.silva@example.com", ""),
+    ("", "sk-proj-Tq3bX9vLm2Nw8Kp4Rz7YhG5s", ""),
+    ("", "AKIAQWERTYUIOPASDFGH", ""),
+    ("", "4111 1111 1111 1111", ""),
+    ("", "+49 30 1234 5678", ""),
+    ("postgres://app:", "p4ss-W0rd", "@db:5432/app"),
+];
+
 /// Words, each with the separator after it.
 fn clean_words() -> impl Strategy<Value = Vec<String>> {
     prop::collection::vec((prop::sample::select(WORDS), prop::sample::select(&[" ", " ", "\n", ""][..])), 0..40)
@@ -293,6 +539,30 @@ proptest! {
         let planted = plant(&words, at, before, secret, after);
         let out = r.redact(&planted);
         prop_assert!(!out.contains(secret), "{:?} survived in {:?}", secret, out);
+    }
+
+    /// What is masked in a string value as text is masked in JSON: a JSON object gives
+    /// the same through `redact` (inside its strings) as through `redact_text`, and no
+    /// planted secret survives either.
+    #[test]
+    fn json_and_text_agree(fields in prop::collection::vec((prop::sample::select(FIELDS), prop::sample::select(LEADS), prop::option::of(prop::sample::select(IN_STRINGS)), clean_words()), 1..5)) {
+        let r = Redactor::new();
+        let mut members = Vec::new();
+        let mut planted = Vec::new();
+        for (field, lead, secret, words) in &fields {
+            let (before, secret, after) = secret.unwrap_or(("", "", ""));
+            let value = format!("{lead}{before}{secret}{after} {}", words.concat());
+            if !secret.is_empty() {
+                planted.push(secret);
+            }
+            members.push(format!("{}:{}", serde_json::to_string(field).unwrap(), serde_json::to_string(value.trim_end()).unwrap()));
+        }
+        let json = format!("{{{}}}", members.join(","));
+        let as_json = r.redact(&json);
+        prop_assert_eq!(&as_json, &r.redact_text(&json), "{}", json);
+        for secret in planted {
+            prop_assert!(!as_json.contains(secret), "{:?} survived in {:?}", secret, as_json);
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub(super) fn isolated_number(text: &str, start: usize, end: usize) -> bool {
         let stamp = start - 1 > run && matches!(bytes[start - 2 - run], b':' | b'-' | b'/');
         let joined = match before {
             b'-' | b'.' | b'/' => run > 0,
-            b' ' => run >= 2 && !stamp,
+            b' ' => (run >= 2 && !stamp) || code_group_before(&bytes[..start - 1]),
             _ => false,
         };
         if joined {
@@ -36,6 +36,18 @@ pub(super) fn isolated_number(text: &str, start: usize, end: usize) -> bool {
         }
     }
     true
+}
+
+/// Whether `before` ends with a group of a code, letters and digits mixed (`AA1` in the
+/// UPS number `1Z 999 AA1 01 2345 6784`): a number after it is the code's next group.
+fn code_group_before(before: &[u8]) -> bool {
+    let group = before.iter().rev().take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit()).count();
+    let group = &before[before.len() - group..];
+    let alone = before.len() == group.len() || before[before.len() - group.len() - 1] == b' ';
+    (2..=6).contains(&group.len())
+        && alone
+        && group.iter().any(u8::is_ascii_digit)
+        && group.iter().any(u8::is_ascii_uppercase)
 }
 
 fn digits(text: &str) -> Vec<u8> {
@@ -238,11 +250,33 @@ pub(super) fn phone(span: &str, min: u8, max: u8) -> bool {
     (usize::from(min)..=usize::from(max)).contains(&n)
 }
 
-/// A provider key's body is random: a digit, or both cases.
+/// A provider key's body is random: a digit, or both cases; or it is an AWS key id
+/// (upper case by design).
 pub(super) fn key_body(span: &str) -> bool {
     let body = span;
     body.bytes().any(|b| b.is_ascii_digit())
         || (body.bytes().any(|b| b.is_ascii_lowercase()) && body.bytes().any(|b| b.is_ascii_uppercase()))
+        || aws_key_id(span)
+}
+
+/// The prefixes of AWS key ids (`AKIA` access keys, `ASIA` temporary ones, ...).
+const AWS_PREFIXES: [&str; 12] =
+    ["AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "AROA", "APKA", "ASCA"];
+
+/// An AWS key id: a prefix and 16 characters of base32, so about one in 28 has no digit
+/// (`AKIAQWERTYUIOPASDFGH`). Placeholders are not: `AKIAXXXXXXXXXXXXXXXX`,
+/// `…EXAMPLE…`, or a character four times in a row.
+fn aws_key_id(span: &str) -> bool {
+    let bytes = span.as_bytes();
+    if bytes.len() != 20 || !AWS_PREFIXES.iter().any(|p| span.starts_with(p)) {
+        return false;
+    }
+    let body = &span[4..];
+    let repeated = bytes[4..].windows(4).any(|w| w.iter().all(|&b| b == w[0]));
+    body.bytes().all(|b| b.is_ascii_uppercase() || (b'2'..=b'7').contains(&b))
+        && !repeated
+        && !body.contains("EXAMPLE")
+        && !body.contains("SAMPLE")
 }
 
 /// The token after `Bearer`: a digit and 8+ characters, or 16+ characters.
@@ -252,18 +286,50 @@ pub(super) fn bearer(token: &str) -> bool {
 
 /// The credentials after `Basic`: base64 of printable `user:password`.
 pub(super) fn basic(token: &str) -> bool {
-    let Some(decoded) = base64(token.trim_end_matches('=')) else { return false };
+    let Some(decoded) = base64(token.trim_end_matches('='), false) else { return false };
     let Ok(text) = std::str::from_utf8(&decoded) else { return false };
     text.len() >= 3 && text.contains(':') && !text.chars().any(char::is_control)
 }
 
-fn base64(text: &str) -> Option<Vec<u8>> {
+/// Where the secret of a bot token match (`start..end`) starts, if it is one: a Telegram
+/// token after the `bot` of an API URL, or a Discord token whose first part is a user id
+/// (17 to 20 digits, base64url); not glued to more token characters.
+pub(super) fn bot_token(text: &str, start: usize, end: usize) -> Option<usize> {
+    let glued = text.as_bytes().get(end).is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    let span = &text[start..end];
+    if glued {
+        return None;
+    }
+    if span.contains(':') {
+        return Some(start + if span.starts_with("bot") { 3 } else { 0 });
+    }
+    let id = base64(&span[..span.find('.')?], true)?;
+    ((17..=20).contains(&id.len()) && id.iter().all(u8::is_ascii_digit)).then_some(start)
+}
+
+/// A base64-encoded PEM private key: the start decodes to `-----BEGIN … PRIVATE KEY-----`
+/// (not a certificate or a public key).
+pub(super) fn encoded_key(span: &str) -> bool {
+    let head = &span[..span.len().min(96) / 4 * 4];
+    let Some(decoded) = base64(head.trim_end_matches('='), false) else { return false };
+    let Some(label) = decoded.strip_prefix(b"-----BEGIN ") else { return false };
+    let Some(close) = label.windows(5).position(|w| w == b"-----") else { return false };
+    let label = &label[..close];
+    let label = label.strip_suffix(b" BLOCK").unwrap_or(label);
+    (label == b"PRIVATE KEY" || label.ends_with(b" PRIVATE KEY"))
+        && label.iter().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b' ')
+}
+
+/// Base64, standard or (`url`) URL-safe, without padding; trailing bits are dropped.
+fn base64(text: &str, url: bool) -> Option<Vec<u8>> {
     let value = |b: u8| match b {
         b'A'..=b'Z' => Some(b - b'A'),
         b'a'..=b'z' => Some(b - b'a' + 26),
         b'0'..=b'9' => Some(b - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
+        b'+' if !url => Some(62),
+        b'/' if !url => Some(63),
+        b'-' if url => Some(62),
+        b'_' if url => Some(63),
         _ => None,
     };
     let mut out = Vec::with_capacity(text.len() * 3 / 4);
@@ -335,6 +401,30 @@ mod tests {
         assert_eq!(iban(t, 0, t.len()), Some(t.len()));
         let t = "GB82WEST12345698765433";
         assert_eq!(iban(t, 0, t.len()), None);
+    }
+
+    #[test]
+    fn aws_key_ids_need_no_digit() {
+        assert!(key_body("AKIAQWERTYUIOPASDFGH") && key_body("ASIAJTYSQFWOHXKRBDEV"));
+        assert!(!key_body("AKIAXXXXXXXXXXXXXXXX") && !key_body("ASIAEXAMPLEEXAMPLEEX"));
+        // Upper case alone does not make other keys.
+        assert!(!key_body("GOCSPX-ABCDEFGHIJKLMNOPQRSTUVWXYZAB"));
+    }
+
+    #[test]
+    fn bot_tokens_and_encoded_keys() {
+        let t = "bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/send";
+        assert_eq!(bot_token(t, 0, t.len() - 5), Some(3));
+        let t = "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs";
+        assert_eq!(bot_token(t, 0, t.len()), Some(0));
+        // The first part is no id (`Mxyz…` decodes to other bytes), or the token goes on.
+        let t = "MzZkYWJjZGVmZ2hpamtsbW5vcA.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs";
+        assert_eq!(bot_token(t, 0, t.len()), None);
+        let t = "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWsX";
+        assert_eq!(bot_token(t, 0, t.len() - 1), None);
+        assert!(encoded_key("LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCk1DNENBUUF3QlFZREsy"));
+        assert!(encoded_key("LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBNnZMcQ=="));
+        assert!(!encoded_key("LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJkekNDQVIyZ0F3SUJB"));
     }
 
     #[test]

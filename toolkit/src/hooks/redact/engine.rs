@@ -160,7 +160,7 @@ impl Engine {
             read += m.end() - at;
             let (start, end) = (m.start(), m.end());
             let first = m.pattern().as_usize();
-            let mut next = self.accept(text, first, m, &mut caps, in_string, out);
+            let mut next = self.accept(text, to, first, m, &mut caps, in_string, out);
             // The match failed its check: another rule may match here.
             let byte = usize::from(text.as_bytes()[start]);
             for pid in (0..self.rules.len()).filter(|&p| p != first && self.starts[p][byte]) {
@@ -170,7 +170,7 @@ impl Engine {
                 let input = Input::new(text).range(start..to).anchored(Anchored::Yes);
                 if let Some(m) = self.each[pid].search(&input) {
                     read += m.end() - start;
-                    next = self.accept(text, pid, m, &mut caps, in_string, out);
+                    next = self.accept(text, to, pid, m, &mut caps, in_string, out);
                 }
             }
             at = match next {
@@ -187,11 +187,12 @@ impl Engine {
     }
 
     /// Checks match `m` of rule `pid`; if it holds a secret, pushes its spans and returns
-    /// where the search goes on. Capture groups are resolved only for rules that have
-    /// them.
+    /// where the search goes on (a span read by hand may run past the match, never past
+    /// `to`). Capture groups are resolved only for rules that have them.
     fn accept<'e>(
         &'e self,
         text: &str,
+        to: usize,
         pid: usize,
         m: regex_automata::Match,
         caps: &mut Captures,
@@ -241,7 +242,7 @@ impl Engine {
                 push(part(secret), wrap(label));
             }
             Kind::Bearer | Kind::Basic => {
-                let token = parse::after_word(span);
+                let token = parse::last_word(span);
                 let ok = if rule.kind == Kind::Bearer { checks::bearer } else { checks::basic };
                 if !ok(&span[token.0..token.1]) {
                     return None;
@@ -286,7 +287,23 @@ impl Engine {
                 push(whole, wrap(label));
             }
             Kind::Dni if checks::dni(span) => push(whole, wrap(label)),
-            Kind::Email | Kind::Dni => return None,
+            Kind::BotToken => push((checks::bot_token(text, start, end)?, end), wrap(label)),
+            Kind::EncodedKey if checks::encoded_key(span) => push(whole, wrap(label)),
+            Kind::FlagPassword => {
+                let g = caps.get_group(1)?;
+                let quoted = matches!(text.as_bytes()[g.start], b'"' | b'\'');
+                let (s, e) = if quoted { (g.start + 1, g.end - 1) } else { (g.start, g.end) };
+                if !names::assigned_secret("password", &text[s..e], quoted, None, Secret::Password) {
+                    return None;
+                }
+                push((s, e), wrap(label));
+            }
+            Kind::PrivateKey => {
+                let end = parse::pem_body(text, end, to)?;
+                push((start, end), wrap(label));
+                return Some(end);
+            }
+            Kind::Email | Kind::Dni | Kind::EncodedKey => return None,
         }
         Some(end)
     }
@@ -301,16 +318,33 @@ impl Engine {
         in_string: bool,
         out: &mut Vec<Found<'e>>,
     ) -> bool {
-        let (name, value) = ((start + a.name.0, start + a.name.1), (start + a.value.0, start + a.value.1));
+        let (name, mut value) = ((start + a.name.0, start + a.name.1), (start + a.value.0, start + a.value.1));
+        // A shell parameter expansion: `${NAME:?message}` and `${NAME:+word}` hold no value
+        // of NAME; `${NAME:-default}` holds a default (without its `-`).
+        if text[..name.0].ends_with("${") {
+            match text.as_bytes()[name.1..].get(..2) {
+                Some(b":?" | b":+") => return false,
+                Some(b":-") if value.0 == name.1 + 1 => value.0 += 1,
+                _ => {}
+            }
+            if value.0 >= value.1 {
+                return false;
+            }
+        }
         let name_text = &text[name.0..name.1];
         let value_text = &text[value.0..value.1];
         let Some((kind, label)) = self.secret_key(name_text) else { return false };
         let after = text[value.1..].chars().next();
-        if !names::assigned_secret(name_text, value_text, a.quoted, after, kind) {
+        // A double-quoted value with escapes is judged decoded (`"a\nb"` is two words), as
+        // the same string is in JSON.
+        let bytes = text.as_bytes();
+        let decoded = (a.quoted && value_text.contains('\\') && bytes[value.0 - 1] == b'"')
+            .then(|| serde_json::from_str::<String>(&text[value.0 - 1..value.1 + 1]).ok())
+            .flatten();
+        if !names::assigned_secret(name_text, decoded.as_deref().unwrap_or(value_text), a.quoted, after, kind) {
             return false;
         }
         // `"pin": 1234` in JSON text: the replacement is a JSON string.
-        let bytes = text.as_bytes();
         let json_name = name.0 > 0 && bytes[name.0 - 1] == b'"' && bytes.get(name.1) == Some(&b'"');
         let replace = if in_string {
             Replace::InString(label)

@@ -1,8 +1,10 @@
 //! JSON text, redacted where it stands: string values (and keys) are scanned in place,
 //! so the layout, the key order and every byte outside a secret stay as they were.
-//! A value of a secret-named field is replaced whole (an object or array too); a number
-//! that is a secret, or a container under a secret-named field, becomes a JSON string. A string with escapes is also scanned decoded; if that finds more, the
-//! string alone is re-encoded.
+//! A value of a secret-named field is replaced whole when it is a secret (an object or
+//! array always is), and read as text otherwise, as `redact_text` would read it; a number
+//! that is a secret, or a container under a secret-named field, becomes a JSON string. A
+//! string with escapes is also scanned decoded; if that finds more, the string alone is
+//! re-encoded.
 
 use super::engine::{Engine, Found, Replace};
 
@@ -130,12 +132,14 @@ fn string<'e>(
     let raw = &text[start..end];
     let escaped = raw.contains('\\');
     let decoded = if escaped { serde_json::from_str::<String>(&text[start - 1..end + 1]).ok() } else { None };
+    // The value of a secret-named field is replaced whole when it is a secret; when it
+    // is not (`Bearer …`, prose), it is read as text, as `redact_text` reads it.
     if let Some((kind, label)) = name.and_then(|n| engine.secret_key(n)) {
         let value = decoded.as_deref().unwrap_or(raw);
         if super::names::assigned_secret(name.unwrap_or_default(), value, true, None, kind) {
             out.push(Found { start, end, replace: Replace::InString(label) });
+            return;
         }
-        return;
     }
     let before = out.len();
     engine.scan(text, start, end, true, out);
@@ -164,10 +168,10 @@ fn scalar<'e>(
     if !number {
         return;
     }
-    if let Some((kind, label)) = name.and_then(|n| engine.secret_key(n)) {
-        if super::names::assigned_secret(name.unwrap_or_default(), token, false, None, kind) {
-            out.push(Found { start, end, replace: Replace::Quoted(label) });
-        }
+    if let Some((kind, label)) = name.and_then(|n| engine.secret_key(n))
+        && super::names::assigned_secret(name.unwrap_or_default(), token, false, None, kind)
+    {
+        out.push(Found { start, end, replace: Replace::Quoted(label) });
         return;
     }
     let mut found = Vec::new();

@@ -27,14 +27,14 @@ use crate::hook::{AfterCall, AfterHook, Hook, HookStep, OnFailure};
 ///
 /// | label | what | example (the secret part in bold) |
 /// |---|---|---|
-/// | `api_key` | provider keys by shape: OpenAI and Anthropic `sk-…` (`sk-proj-`, `sk-ant-`), AWS key ids `AKIA…`/`ASIA…` (and the secret access key right after one), GitHub `ghp_`/`gho_`/`ghu_`/`ghs_`/`ghr_`/`github_pat_`, GitLab `glpat-`, Slack `xox?-` and `xapp-`, Google `AIza…` and `GOCSPX-`, Stripe `sk_live_`/`sk_test_`/`rk_live_`/`whsec_`, Hugging Face `hf_`, npm `npm_`, SendGrid `SG.` | key **sk-proj-Tq3…** |
+/// | `api_key` | provider keys by shape: OpenAI and Anthropic `sk-…` (`sk-proj-`, `sk-ant-`), AWS key ids `AKIA…`/`ASIA…` (and the secret access key right after one), GitHub `ghp_`/`gho_`/`ghu_`/`ghs_`/`ghr_`/`github_pat_`, GitLab `glpat-`, Slack `xox?-` and `xapp-`, Google `AIza…` and `GOCSPX-`, Stripe `sk_live_`/`sk_test_`/`rk_live_`/`whsec_`, Hugging Face `hf_`, npm `npm_`, SendGrid `SG.`, PyPI `pypi-`, Vault `hvs.`/`hvb.`, Doppler `dp.pt.`/`dp.st.`…, Telegram and Discord bot tokens | key **sk-proj-Tq3…** |
 /// | `secret` | the value of an assignment to a secret-named key, in any syntax (`KEY=v`, `key: v`, `"key": "v"`, `export KEY=v`, `--password=v`, `X-Api-Key: v`, `密码：v`) | `DB_PASSWORD=`**hunter22** |
-/// | `token` | the token after `Bearer`, the credentials after `Basic` (checked to decode to `user:password`), and JWTs anywhere | `Authorization: Bearer `**eyJhbG…** |
-/// | `password` | the password of URL credentials and of `curl -u user:password` | `postgres://app:`**p@ss:w0rd**`@db:5432/app` |
-/// | `private_key` | a PEM private key block, `BEGIN` to `END` (to the end of the text if it is cut) | **-----BEGIN RSA PRIVATE KEY-----…** |
+/// | `token` | the token after `Bearer` (and `Authorization: Bot`), the credentials after `Basic` (checked to decode to `user:password`), and JWTs anywhere | `Authorization: Bearer `**eyJhbG…** |
+/// | `password` | the password of URL credentials, of `curl -u user:password`, `mysql -p<password>` and `sshpass -p <password>` | `postgres://app:`**p@ss:w0rd**`@db:5432/app` |
+/// | `private_key` | a PEM private key block, `BEGIN` to `END` (cut short, to the end of its base64 body); a PEM key base64-encoded whole (kubeconfig `client-key-data`) | **-----BEGIN RSA PRIVATE KEY-----…** |
 /// | `webhook` | chat webhook URLs: Slack, Discord, Microsoft Teams, Feishu/Lark, DingTalk, WeCom | **`https://hooks.slack.com/services/T0…`** |
 /// | `email` | e-mail addresses, internationalised (`josé@beispiel.de`, `用户@例子.广告`) and quoted (`"j doe"@example.com`) | **ana@example.com** |
-/// | `phone` | `+` and a country code (8–15 digits), North American numbers with separators, national numbers with a leading 0 and separators, Chinese mobile numbers `1[3-9]…` (11 digits) | **+49 30 1234 5678** |
+/// | `phone` | `+` and a country code (8–15 digits), North American numbers with separators, national numbers with a leading 0 and separators, Chinese mobile numbers `1[3-9]…` (11 digits), also after `0086` | **+49 30 1234 5678** |
 /// | `card` | 13–19 digits passing the Luhn check | **4111 1111 1111 1111** |
 /// | `iban` | IBANs of their country's length with a valid mod-97 checksum | **DE89 3704 0044 0532 0130 00** |
 /// | `national_id` | Chinese resident IDs (check character), US SSNs `AAA-GG-SSSS` (issued ranges), Brazilian CPFs (check digits), Spanish DNI/NIE (control letter) | **11010519491231002X** |
@@ -45,7 +45,8 @@ use crate::hook::{AfterCall, AfterHook, Hook, HookStep, OnFailure};
 /// `private`, `signing`, `client`, `auth`, ... (so `DB_PASSWORD`, `X_SIGNING_SECRET`,
 /// `x-api-key`, `clientSecret`, but not `max_tokens`, `token_type` or `next_page_token`).
 /// Its value is a secret unless it is code, a look-up, a template, a type or prose:
-/// `vault.read_secret(path)`, `os.environ["KEY"]`, `${API_KEY}`, `Option<String>`,
+/// `vault.read_secret(path)`, `os.environ["KEY"]`, `${API_KEY}`, `${DB_PASSWORD:?unset}`
+/// (of `${DB_PASSWORD:-default}`, the default is the value), `Option<String>`,
 /// `Password: please enter 8 characters` and `token: expired` are left alone. An
 /// unquoted value of a token, secret or key must look random (8+ characters with a
 /// letter and a digit, or high entropy); a password needs 4+ characters.
@@ -58,7 +59,7 @@ use crate::hook::{AfterCall, AfterHook, Hook, HookStep, OnFailure};
 ///   address glued to Chinese text is found, and ends where the Chinese text starts.
 /// - **Checked formats:** cards (Luhn), IBANs (length and mod-97), national IDs (their
 ///   check digits); a digit group that is part of a longer number (a tracking or order
-///   number) is never a card or a phone number.
+///   number, `1Z 999 AA1 01 2345 6784`) is never a card or a phone number.
 /// - **JSON:** [`redact`](Redactor::redact) redacts JSON text inside its strings, without
 ///   re-encoding the document: key order, spacing and escapes stay. The value of a
 ///   secret-named field is replaced whole (a number becomes a string, so the text stays
@@ -260,8 +261,9 @@ impl Redactor {
         finish(text, &found, self.engine.template())
     }
 
-    /// Redacts a JSON value in place: the values of secret-named fields, strings (as
-    /// text), and numbers that are card or phone numbers. Returns whether anything
+    /// Redacts a JSON value in place: the values of secret-named fields (read as text
+    /// when they are not secrets as a whole: `"Bearer …"`), strings (as text), and
+    /// numbers that are card or phone numbers. Returns whether anything
     /// changed. (Field names are left as they are.)
     ///
     /// ```
@@ -284,9 +286,10 @@ impl Redactor {
                         if secret {
                             *value = Value::String(self.engine.template().replace("{label}", label));
                             changed = true;
+                            continue;
                         }
-                        continue;
                     }
+                    // Not a secret as a whole (`Bearer …`, prose): read like any value.
                     changed |= self.redact_json(value);
                 }
                 changed

@@ -21,7 +21,8 @@ pub(super) enum Kind {
     /// A provider key: the body holds a digit, or both cases (prose like `sk-learn-...`
     /// does not).
     Key,
-    /// The token after `Bearer`: 8+ characters holding a digit, or 16+ characters.
+    /// The token after `Bearer` (or `Authorization: Bot`): 8+ characters holding a digit,
+    /// or 16+ characters.
     Bearer,
     /// The credentials after `Basic`: base64 of `user:password`.
     Basic,
@@ -43,6 +44,18 @@ pub(super) enum Kind {
     Dni,
     /// A phone number of `min..=max` digits, not part of a longer number.
     Phone(u8, u8),
+    /// A PEM private key's header: the key runs to its END line or, cut, to the end of
+    /// its base64 body.
+    PrivateKey,
+    /// A PEM private key, base64-encoded whole (kubeconfig `client-key-data`): its
+    /// header decodes to `-----BEGIN … PRIVATE KEY-----`.
+    EncodedKey,
+    /// A Telegram bot token (`123456789:AA…`, the `bot` before it in an API URL left out)
+    /// or a Discord one (its first part decodes to a numeric id), not glued to more.
+    BotToken,
+    /// `mysql -p<password>`, `sshpass -p <password>`: the password (group 1, without its
+    /// quotes), if it is one and not a variable or a placeholder.
+    FlagPassword,
 }
 
 /// A built-in rule: its label, its pattern and its check.
@@ -68,11 +81,9 @@ pub(super) const ASSIGNMENT: &str = concat!(
 
 /// The rules, in order of preference when two match at the same place.
 pub(super) const BUILT_IN: &[BuiltIn] = &[
-    rule(
-        "private_key",
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\s|\\[rn]|[>#*/|;])*(?:[A-Za-z0-9+/=]{16}|Proc-Type:|Comment:)(?s:.)*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
-        Kind::Plain,
-    ),
+    // The header; the body is read by hand (`parse::pem_body`), so that it ends where
+    // its base64 ends, and the search does not read it.
+    rule("private_key", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", Kind::PrivateKey),
     rule(
         "webhook",
         concat!(
@@ -97,6 +108,12 @@ pub(super) const BUILT_IN: &[BuiltIn] = &[
     rule("password", r#"(?:^|[ \t])(?:-u|--user)[ =]['"]?[^\s:'"]+:[^\s'"/][^\s'"]*"#, Kind::CurlPassword),
     rule("token", r"(?i-u:\bbearer)[ \t]+(?:[A-Za-z0-9._~+/-]{8,}=*)", Kind::Bearer),
     rule("token", r"(?i-u:\bbasic)[ \t]+(?:[A-Za-z0-9+/]{6,}={0,2})", Kind::Basic),
+    // Discord's `Authorization: Bot <token>` (`bot` alone is a word: only after the header).
+    rule(
+        "token",
+        r#"(?i-u:\bauthorization)["']?[ \t]*[:=][ \t]*["']?(?i-u:bot)[ \t]+(?:[A-Za-z0-9._~+/-]{8,}=*)"#,
+        Kind::Bearer,
+    ),
     rule("token", r"(?-u:\b)eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*", Kind::Plain),
     rule("secret", ASSIGNMENT, Kind::Assignment),
     // An AWS key id followed by its secret access key (credentials CSV, `id:secret`).
@@ -114,9 +131,31 @@ pub(super) const BUILT_IN: &[BuiltIn] = &[
             r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,}|glpat-[A-Za-z0-9_-]{20,}",
             r"|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}",
             r"|AIza[0-9A-Za-z_-]{35}|GOCSPX-[A-Za-z0-9_-]{28}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}",
-            r"|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?-u:\b)",
+            r"|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}",
+            r"|pypi-AgE[A-Za-z0-9_-]{50,}|hv[sbr]\.[A-Za-z0-9_-]{24,}",
+            r"|dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,})(?-u:\b)",
         ),
         Kind::Key,
+    ),
+    rule(
+        "api_key",
+        concat!(
+            r"(?:(?-u:\b)bot|(?-u:\b))[0-9]{5,16}:AA[A-Za-z0-9_-]{32,33}",
+            r"|(?-u:\b)[MNO][A-Za-z0-9_-]{22,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}",
+        ),
+        Kind::BotToken,
+    ),
+    rule("private_key", r"(?-u:\b)LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}", Kind::EncodedKey),
+    // `mysql -pPASSWORD` (glued: `-p PASSWORD` asks for it and names a database) and
+    // `sshpass -p PASSWORD`, after any other options.
+    rule(
+        "password",
+        concat!(
+            r#"(?-u:\b)(?:(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mariadb|mariadb-dump|mariadb-admin)[ \t](?:[^\r\n\\|;&<>]*?[ \t])?-p"#,
+            r#"|sshpass[ \t](?:[^\r\n\\|;&<>]*?[ \t])?-p[ \t]*)"#,
+            r#"('[^'\r\n]+'|"[^"\r\n]+"|[^\s'"\\|;&<>]+)"#,
+        ),
+        Kind::FlagPassword,
     ),
     // ASCII addresses first (so one glued to CJK text ends where the CJK starts), then
     // internationalised ones, each in one script; a quoted local part keeps its quotes.
@@ -142,6 +181,13 @@ pub(super) const BUILT_IN: &[BuiltIn] = &[
     rule("national_id", r"(?-u:\b)[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}(?-u:\b)", Kind::Cpf),
     rule("national_id", r"(?-u:\b)[XYZ]?[0-9]{7,8}-?[A-Z](?-u:\b)", Kind::Dni),
     rule("phone", r"\+[1-9][0-9]{0,2}(?:[ .-]?(?:\([0-9]{1,5}\)|[0-9]{1,5})){1,6}", Kind::Phone(8, 15)),
+    // Chinese numbers after the international prefix 0086: mobiles, and landlines with
+    // separators.
+    rule(
+        "phone",
+        r"(?-u:\b)0086[ -]?(?:1[3-9][0-9](?:[ -]?[0-9]{4}){2}|(?:10|2[0-9]|[3-9][0-9]{2})[ -][0-9]{3,4}[ -]?[0-9]{4})(?-u:\b)",
+        Kind::Phone(13, 15),
+    ),
     rule("card", r"(?-u:\b)[0-9](?:[ -]?[0-9]){12,18}(?-u:\b)", Kind::Card),
     // Chinese mobile numbers: 1[3-9] and 9 digits, grouped 3-4-4 or not.
     rule("phone", r"(?-u:\b)1[3-9][0-9](?:[ -]?[0-9]{4}){2}(?-u:\b)", Kind::Phone(11, 11)),
