@@ -518,3 +518,77 @@ async fn locating_an_error_under_a_long_map_key_is_linear() {
     assert!(r.content.contains("expected a string"), "{}", &r.content[..r.content.len().min(300)]);
     assert!(r.content.len() < 2_000, "{} bytes", r.content.len());
 }
+
+mod unions {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use toolkit::prelude::*;
+
+    /// Externally tagged (serde's default).
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    #[allow(dead_code)]
+    pub enum Severity {
+        Number(u8),
+        Label(String),
+    }
+
+    /// Internally tagged.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    #[allow(dead_code)]
+    pub enum Assignee {
+        Person { name: String },
+        Team { size: u8 },
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Unit {
+        Celsius,
+        Fahrenheit,
+    }
+
+    /// File a ticket.
+    #[tool]
+    pub fn file_ticket(
+        sev: Severity,
+        who: Option<Assignee>,
+        unit: Option<Unit>,
+        #[arg(one_of = [1, 2, 7, 13])] service: Option<i64>,
+        #[arg(items_one_of = ["ops", "dev"])] teams: Option<Vec<String>>,
+    ) -> String {
+        format!("{sev:?} {who:?} {unit:?} {service:?} {teams:?}")
+    }
+}
+
+/// An error inside an enum with data is named by its own path and said in the terms of
+/// the variant meant (the one the tag names, or whose key was sent); a tag that names
+/// no variant is an error at the tag, with the tags there are.
+#[tokio::test]
+async fn errors_inside_enums_name_the_inner_path() {
+    let tools = toolbox![unions::file_ticket];
+    let cases = [
+        (
+            r#"{"sev": {"number": "high"}}"#,
+            ErrorKind::InvalidType,
+            "invalid type for `sev.number`: got \"high\", expected an integer from 0 to 255; expected `sev` to be",
+        ),
+        (
+            r#"{"sev": {"number": 1}, "who": {"kind": "robot"}}"#,
+            ErrorKind::InvalidValue,
+            "invalid value for `who.kind`: got \"robot\", expected one of \"person\", \"team\"; expected `who` to be",
+        ),
+        (
+            r#"{"sev": {"number": 1}, "who": {"kind": "team", "size": "big"}}"#,
+            ErrorKind::InvalidType,
+            "invalid type for `who.size`: got \"big\", expected an integer from 0 to 255",
+        ),
+        (r#"{"sev": {"label": 5}}"#, ErrorKind::InvalidType, "invalid type for `sev.label`: got 5, expected a string"),
+    ];
+    for (sent, kind, wanted) in cases {
+        let r = tools.call(ToolCall::new("1", "file_ticket", sent)).await;
+        assert_eq!(r.kind(), Some(kind), "{sent}: {}", r.content);
+        assert!(r.content.starts_with(wanted), "{sent}: {}", r.content);
+    }
+}

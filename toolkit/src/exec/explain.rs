@@ -2,6 +2,11 @@
 //! there ("one of \"celsius\", \"fahrenheit\"", "an integer from 0 to 255", never a Rust
 //! type), the nearest field name for an unknown one, and the part of a big tool's
 //! signature where the error is. Compiled once, used on the error path only.
+//!
+//! A union (`oneOf`/`anyOf`: an enum with data) is read as the variant the value is meant
+//! for ([`branch`]): the one its tag names, or the one holding its keys, or the only one
+//! of its JSON type. So an error inside a variant is named by its own path
+//! (`sev.number`), and a tag that names no variant is an error at the tag (`kind`).
 
 use serde_json::{Map, Value};
 
@@ -12,6 +17,8 @@ use crate::schema::render::Render;
 const LONG_SIGNATURE: usize = 200;
 /// Enum values listed before `…`.
 const MAX_LISTED: usize = 8;
+/// Nested unions followed before giving up (a union of unions of ...).
+const MAX_UNION_DEPTH: usize = 8;
 
 /// One step of a path as `path_at` writes it: `a.b[2].c`.
 #[derive(Clone, Copy)]
@@ -45,26 +52,198 @@ pub(crate) fn value_at<'v>(args: &'v Value, path: &str) -> Option<&'v Value> {
     })
 }
 
-/// The schema of the value at `path` (references and optional wrappers followed).
+/// The schema of the value at `path` (references and optional wrappers followed; in a
+/// union, the variant that has the next key).
 pub(crate) fn schema_at<'s>(root: &'s Value, path: &str) -> Option<&'s Value> {
+    match locate(root, None, path)? {
+        Located::Schema(schema) => Some(schema),
+        Located::Tag(_) => None,
+    }
+}
+
+/// What `path` leads to in the schema, read with the arguments (so a union is read as
+/// the variant each value is meant for).
+enum Located<'s> {
+    Schema(&'s Value),
+    /// The path ends at a union's tag, and the tag sent names no variant: the tags there are.
+    Tag(Vec<&'s Value>),
+}
+
+fn locate<'s>(root: &'s Value, args: Option<&Value>, path: &str) -> Option<Located<'s>> {
     let defs = Defs::new(root);
-    steps(path).into_iter().try_fold(resolve(&defs, root), |schema, step| below(&defs, schema, step))
+    let steps = steps(path);
+    let mut schema = resolve(&defs, root);
+    let mut value = args;
+    for (i, step) in steps.iter().enumerate() {
+        if i + 1 == steps.len()
+            && let (Step::Key(key), Meant::Tag(tag, tags)) = (step, meant(&defs, schema, value, Some(*step)))
+            && tag == *key
+        {
+            return Some(Located::Tag(tags));
+        }
+        schema = below(&defs, schema, *step, value, 0)?;
+        value = value.and_then(|v| child_value(v, *step));
+    }
+    Some(Located::Schema(schema))
+}
+
+/// Whether the schema describes the value at `path` (a tag that names no variant counts:
+/// the schema says what the tag may be).
+pub(crate) fn knows(root: &Value, args: Option<&Value>, path: &str) -> bool {
+    locate(root, args, path).is_some()
+}
+
+/// What the schema wants at `path`, in words.
+pub(crate) fn wanted_at(root: &Value, args: Option<&Value>, path: &str) -> Option<String> {
+    match locate(root, args, path)? {
+        Located::Schema(schema) => Some(wanted(root, schema)),
+        Located::Tag(tags) => Some(one_of(tags)),
+    }
+}
+
+fn child_value<'v>(value: &'v Value, step: Step<'_>) -> Option<&'v Value> {
+    match step {
+        Step::Key(key) => value.get(key),
+        Step::Index(i) => value.get(i),
+    }
 }
 
 /// The schema one step below `schema` (references and optional wrappers followed).
-fn below<'s>(defs: &Defs<'s>, schema: &'s Value, step: Step<'_>) -> Option<&'s Value> {
+/// `container` is the value at `schema`, when known: in a union, it picks the variant.
+fn below<'s>(
+    defs: &Defs<'s>,
+    schema: &'s Value,
+    step: Step<'_>,
+    container: Option<&Value>,
+    depth: usize,
+) -> Option<&'s Value> {
     let map = schema.as_object()?;
-    let next = match step {
-        Step::Key(key) => match map.get("properties").and_then(|p| p.get(key)) {
-            Some(field) => field,
-            None => map.get("additionalProperties").filter(|v| v.is_object())?,
-        },
-        Step::Index(i) => match map.get("prefixItems").and_then(|p| p.get(i)) {
-            Some(item) => item,
-            None => map.get("items")?,
-        },
+    let own = match step {
+        Step::Key(key) => map
+            .get("properties")
+            .and_then(|p| p.get(key))
+            .or_else(|| map.get("additionalProperties").filter(|v| v.is_object())),
+        Step::Index(i) => map.get("prefixItems").and_then(|p| p.get(i)).or_else(|| map.get("items")),
     };
-    Some(resolve(defs, next))
+    if let Some(next) = own {
+        return Some(resolve(defs, next));
+    }
+    match meant(defs, schema, container, Some(step)) {
+        Meant::Schema(variant) if depth < MAX_UNION_DEPTH && !std::ptr::eq(variant, schema) => {
+            below(defs, variant, step, container, depth + 1)
+        }
+        _ => None,
+    }
+}
+
+/// The variants of a union (`oneOf`/`anyOf`), if `schema` is one.
+fn union_of(schema: &Value) -> Option<&[Value]> {
+    ["oneOf", "anyOf"].iter().find_map(|k| schema.get(*k)).and_then(Value::as_array).map(Vec::as_slice)
+}
+
+/// What a value of a union is meant to be.
+enum Meant<'s> {
+    /// This schema (not a union, or the variant chosen).
+    Schema(&'s Value),
+    /// The value's tag (`key`, a property the variants fix with `const`) names none of
+    /// them: the tags there are.
+    Tag(String, Vec<&'s Value>),
+    /// No way to tell.
+    Unknown,
+}
+
+/// `schema`, or for a union the variant `value` is meant for (see [`branch`]), through
+/// nested unions.
+fn meant<'s>(defs: &Defs<'s>, mut schema: &'s Value, value: Option<&Value>, step: Option<Step<'_>>) -> Meant<'s> {
+    for _ in 0..MAX_UNION_DEPTH {
+        let Some(variants) = union_of(schema) else { return Meant::Schema(schema) };
+        match branch(defs, variants, value, step) {
+            Meant::Schema(variant) => schema = variant,
+            other => return other,
+        }
+    }
+    Meant::Schema(schema)
+}
+
+/// The variant of a union a value is meant for: with a value that is an object, the
+/// variant whose constant properties (an internally tagged enum's tag) it matches, or
+/// else the one that lists every key it has (an externally tagged enum's one key); with
+/// `step`, a variant that has it; else the only variant of the value's JSON type.
+fn branch<'s>(defs: &Defs<'s>, variants: &'s [Value], value: Option<&Value>, step: Option<Step<'_>>) -> Meant<'s> {
+    let variants: Vec<&'s Value> = variants.iter().map(|v| resolve(defs, v)).collect();
+    let properties = |v: &'s Value| v.get("properties").and_then(Value::as_object);
+    if let Some(Value::Object(fields)) = value {
+        let mut wrong_tag = None;
+        for variant in &variants {
+            let Some(props) = properties(variant) else { continue };
+            let mut tagged = false;
+            let mut matches = true;
+            for (key, property) in props {
+                let (Some(tag), Some(sent)) = (constant(defs, property), fields.get(key)) else { continue };
+                tagged = true;
+                if tag != sent {
+                    matches = false;
+                    wrong_tag.get_or_insert(key.as_str());
+                }
+            }
+            if tagged && matches {
+                return Meant::Schema(variant);
+            }
+        }
+        if let Some(key) = wrong_tag {
+            let tags = variants.iter().filter_map(|v| properties(v)?.get(key)).filter_map(|p| constant(defs, p));
+            return Meant::Tag(key.to_owned(), tags.collect());
+        }
+    }
+    let fitting: Vec<&'s Value> = variants.iter().copied().filter(|v| value.is_none_or(|x| shape_fits(v, x))).collect();
+    let has_step = |v: &&&'s Value| match step {
+        Some(Step::Key(key)) => properties(v).is_some_and(|p| p.contains_key(key)),
+        Some(Step::Index(_)) => v.get("items").is_some() || v.get("prefixItems").is_some(),
+        None => false,
+    };
+    if let Some(variant) = fitting.iter().find(has_step) {
+        return Meant::Schema(variant);
+    }
+    if let Some(Value::Object(fields)) = value
+        && let Some(variant) =
+            fitting.iter().find(|v| properties(v).is_some_and(|p| fields.keys().all(|k| p.contains_key(k))))
+    {
+        return Meant::Schema(variant);
+    }
+    match fitting.as_slice() {
+        [only] if value.is_some() => Meant::Schema(only),
+        _ => Meant::Unknown,
+    }
+}
+
+/// The one value a schema allows (`const`, or an `enum` of one), if it allows one.
+fn constant<'s>(defs: &Defs<'s>, schema: &'s Value) -> Option<&'s Value> {
+    let schema = resolve(defs, schema);
+    schema.get("const").or_else(|| match schema.get("enum") {
+        Some(Value::Array(values)) if values.len() == 1 => values.first(),
+        _ => None,
+    })
+}
+
+/// Whether `value` has the JSON type `schema` is about (its `type`, or `properties` for an
+/// object, `items` for an array); any number fits `integer`.
+fn shape_fits(schema: &Value, value: &Value) -> bool {
+    let fits = |kind: &str| match kind {
+        "null" => value.is_null(),
+        "boolean" => value.is_boolean(),
+        "string" => value.is_string(),
+        "integer" | "number" => value.is_number(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        _ => true,
+    };
+    match schema.get("type") {
+        Some(Value::String(kind)) => fits(kind),
+        Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).any(fits),
+        _ if schema.get("properties").is_some() => value.is_object(),
+        _ if schema.get("items").is_some() => value.is_array(),
+        _ => true,
+    }
 }
 
 /// Follows `$ref`s, and picks the non-null branch of `T | null`.
@@ -94,16 +273,14 @@ fn resolve<'s>(defs: &Defs<'s>, mut schema: &'s Value) -> &'s Value {
 }
 
 /// The path of the first value inside the container at `path` that its schema does not
-/// admit (its type, `enum`/`const`, bounds), depth first; `None` when every value fits
-/// or the container itself does not. serde reports an error inside a
-/// `#[serde(flatten)]`ed or buffered value at the container; this finds the place.
+/// admit (its type, `enum`/`const`, bounds; in a union, the tag or a value of the variant
+/// meant), depth first; `None` when every value fits. serde reports an error inside a
+/// `#[serde(flatten)]`ed or buffered value (an internally tagged or untagged enum) at the
+/// container; this finds the place.
 pub(crate) fn first_mismatch(root: &Value, args: &Value, path: &str) -> Option<String> {
     let defs = Defs::new(root);
     let value = value_at(args, path)?;
-    let schema = schema_at(root, path)?;
-    if !admits(&defs, schema, value, 0) {
-        return None;
-    }
+    let Located::Schema(schema) = locate(root, Some(args), path)? else { return None };
     // Each child's schema is found from its parent's, and the path written once, for the
     // value found: the work is one visit per value, whatever the keys' lengths.
     let mut found = Vec::new();
@@ -136,9 +313,16 @@ fn mismatch_below<'v>(
     if depth > 64 {
         return false;
     }
+    // A tag that names no variant is the place.
+    if let Meant::Tag(tag, _) = meant(defs, schema, Some(value), None)
+        && let Some((key, _)) = value.as_object().and_then(|fields| fields.get_key_value(&tag))
+    {
+        found.push(Step::Key(key));
+        return true;
+    }
     let check = |step: Step<'v>, child: &'v Value, found: &mut Vec<Step<'v>>| {
-        let Some(child_schema) = below(defs, schema, step) else { return false };
-        if !admits(defs, child_schema, child, 0) || mismatch_below(defs, child, child_schema, depth + 1, found) {
+        let Some(child_schema) = below(defs, schema, step, Some(value), 0) else { return false };
+        if mismatch_below(defs, child, child_schema, depth + 1, found) || !admits(defs, child_schema, child, 0) {
             found.push(step);
             return true;
         }
@@ -353,9 +537,10 @@ fn plain(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { n.to_string() }
 }
 
-fn one_of(values: &[Value]) -> String {
-    let mut listed: Vec<String> = values.iter().take(MAX_LISTED).map(Value::to_string).collect();
-    if values.len() > MAX_LISTED {
+fn one_of<'v>(values: impl IntoIterator<Item = &'v Value>) -> String {
+    let mut values = values.into_iter();
+    let mut listed: Vec<String> = values.by_ref().take(MAX_LISTED).map(Value::to_string).collect();
+    if values.next().is_some() {
         listed.push("…".into());
     }
     match listed.as_slice() {

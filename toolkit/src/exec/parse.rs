@@ -192,7 +192,7 @@ pub(crate) fn describe(raw: &str, e: serde_json::Error, spec: &ToolSpec) -> Tool
     let mut path = path_at(raw, offset_of(raw, e.line(), e.column()));
     // The parser may stop inside the wrong value (the `[` of an array sent for a
     // string): the place is the nearest enclosing value the schema describes.
-    while !path.is_empty() && explain::schema_at(schema, &path).is_none() {
+    while !path.is_empty() && !explain::knows(schema, args.as_ref(), &path) {
         path = up(&path).to_owned();
     }
     let detail = e.to_string();
@@ -210,8 +210,8 @@ pub(crate) fn describe(raw: &str, e: serde_json::Error, spec: &ToolSpec) -> Tool
         let text = format!("duplicate field {rest}: send each argument once; expected {}", signature(parent));
         (ErrorKind::InvalidValue, text)
     } else {
-        // serde reports an error inside a buffered value (`#[serde(flatten)]`, untagged
-        // unions) at its container: find the value that does not fit.
+        // serde reports an error inside a buffered value (`#[serde(flatten)]`, internally
+        // tagged and untagged enums) at its container: find the value that does not fit.
         let path = match &args {
             Some(a) if explain::value_at(a, &path).is_some_and(|v| v.is_object() || v.is_array()) => {
                 explain::first_mismatch(schema, a, &path).unwrap_or(path)
@@ -225,9 +225,9 @@ pub(crate) fn describe(raw: &str, e: serde_json::Error, spec: &ToolSpec) -> Tool
             ErrorKind::InvalidValue
         };
         let found = args.as_ref().and_then(|a| explain::value_at(a, &path)).map(explain::found);
-        let wanted = explain::schema_at(schema, &path)
-            .filter(|_| !path.is_empty())
-            .map(|s| explain::wanted(schema, s))
+        let wanted = (!path.is_empty())
+            .then(|| explain::wanted_at(schema, args.as_ref(), &path))
+            .flatten()
             .or_else(|| message.rsplit_once(", expected ").map(|(_, serde)| explain::plain_expectation(serde)));
         let place = if path.is_empty() { String::new() } else { format!(" for `{path}`") };
         let noun = if kind == ErrorKind::InvalidValue { "value" } else { "type" };
