@@ -118,6 +118,11 @@ pub use toolbox::{Toolbox, ToolboxError};
 /// A constraint broken by the model's arguments is an error naming the parameter and the
 /// rule: ``invalid argument: `query` must have at least 1 character (got 0)``.
 ///
+/// What the published schema admits, the parser takes: an integer parameter takes a
+/// number with no fraction however it is written (`10.0`, `1e2`), as JSON Schema 2020-12
+/// counts it an integer (a fraction, or more digits than a float holds, is refused); an
+/// optional parameter takes `null` as absent, and its `one_of` lists `null` too.
+///
 /// # Injected parameters
 ///
 /// Never in the schema, never sent by the model:
