@@ -690,7 +690,7 @@ async fn errors_inside_enums_name_the_inner_path() {
         ),
         (
             r#"{"sev": {"number": 1}, "who": {"kind": "robot"}}"#,
-            ErrorKind::InvalidValue,
+            ErrorKind::ConstraintViolation,
             "invalid value for `who.kind`: got \"robot\", expected one of \"person\", \"team\"; expected `who` to be",
         ),
         (
@@ -703,6 +703,23 @@ async fn errors_inside_enums_name_the_inner_path() {
     for (sent, kind, wanted) in cases {
         let r = tools.call(ToolCall::new("1", "file_ticket", sent)).await;
         assert_eq!(r.kind(), Some(kind), "{sent}: {}", r.content);
+        assert!(r.content.starts_with(wanted), "{sent}: {}", r.content);
+    }
+}
+
+/// "Not one of the allowed values" is one kind, `constraint_violation`, whether the
+/// values are an enum's variants or `one_of`/`items_one_of` (all an `enum` in the schema).
+#[tokio::test]
+async fn a_value_outside_the_listed_values_is_one_kind() {
+    let tools = toolbox![unions::file_ticket];
+    for (sent, wanted) in [
+        (r#"{"sev": {"number": 1}, "unit": "kelvin"}"#, "invalid value for `unit`: got \"kelvin\""),
+        (r#"{"sev": {"number": 1}, "who": {"kind": "robot"}}"#, "invalid value for `who.kind`: got \"robot\""),
+        (r#"{"sev": {"number": 1}, "service": 5}"#, "invalid argument: `service` must be one of 1, 2, 7, 13 (got 5)"),
+        (r#"{"sev": {"number": 1}, "teams": ["qa"]}"#, "invalid argument: `teams` must hold only \"ops\", \"dev\""),
+    ] {
+        let r = tools.call(ToolCall::new("1", "file_ticket", sent)).await;
+        assert_eq!(r.kind(), Some(ErrorKind::ConstraintViolation), "{sent}: {}", r.content);
         assert!(r.content.starts_with(wanted), "{sent}: {}", r.content);
     }
 }

@@ -12,6 +12,13 @@
 //! `null` for an optional field (what strict mode sends for "absent"), and an integer
 //! written with a zero fraction (`10.0`, `1e2`), which JSON Schema 2020-12 counts an
 //! integer: an integer parameter takes it as that integer ([`explain::conform`]).
+//!
+//! Kinds: a value of the wrong JSON type is `invalid_type`; an integer out of its type's
+//! range, or a duplicate field, `invalid_value`; a value outside the values the schema
+//! lists (an enum's variants, an internally tagged enum's tag, `one_of`, `items_one_of`:
+//! all an `enum` in the schema) is `constraint_violation`, however it is checked. One
+//! kind for one mistake; and that one, because `one_of`'s check is a
+//! [`Validate`](crate::Validate) impl, whose [`Violation`] carries no kind.
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -296,7 +303,9 @@ pub(crate) fn describe(raw: &str, e: serde_json::Error, spec: &ToolSpec) -> Tool
         // An integer literal refused for an integer is out of its type's range: a wrong
         // value, not a wrong type, however serde read it (past `i64`, as a float).
         let out_of_range = range.is_some() && sent.is_some_and(is_integral_literal);
-        let kind = if (e.is_syntax() || e.is_eof() || message.starts_with("invalid type")) && !out_of_range {
+        let kind = if message.starts_with("unknown variant ") {
+            ErrorKind::ConstraintViolation
+        } else if (e.is_syntax() || e.is_eof() || message.starts_with("invalid type")) && !out_of_range {
             ErrorKind::InvalidType
         } else {
             ErrorKind::InvalidValue
