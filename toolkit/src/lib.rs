@@ -91,7 +91,7 @@ pub use toolbox::{Toolbox, ToolboxError};
 /// | `name = "get_weather"` | the name the model calls the tool by (default: the function's) |
 /// | `title = "Current weather"` | a human title (MCP `title`) |
 /// | `description = "..."` | replaces the doc comment |
-/// | `timeout = "10s"` | per call: `"500ms"`, `"10s"`, `"1.5s"`, `"2m"`; past it the call fails as `timed_out` |
+/// | `timeout = "10s"` | per call; past it the call fails as `timed_out`. A positive number (decimals allowed) and a unit: `ms`, `s` (or `sec`, `secs`), `m` (or `min`, `mins`) or `h`, with or without a space: `"500ms"`, `"10s"`, `"1.5s"`, `"2 min"`, `"1h"`. Anything else (`"10 seconds"`) is a compile error |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | effect annotations: exported (MCP hints), and read by hooks (only `read_only`/`idempotent` tools are retried or cached; `ApprovalGate::destructive()` asks about `destructive` ones) |
 /// | `strict` | ask OpenAI for strict mode (Structured Outputs) when the schema allows it |
 /// | `blocking` | a sync function that blocks (file or network I/O): runs on Tokio's blocking pool |
@@ -306,7 +306,7 @@ macro_rules! toolbox {
 /// | `matching = "mcp_*"` | act only on tools whose name matches (`*`: any run of characters, `?`: one); for tools known only at run time; not with `tools` |
 /// | `priority = 10` | higher runs first (default `0`; may be negative) |
 /// | `on_failure = block` or `continue` | when the hook fails: block the call, or carry on (default: `block` before, `continue` after and on error) |
-/// | `timeout = "2s"` | how long an `async fn` hook may take; past it, the hook has failed |
+/// | `timeout = "2s"` | how long an `async fn` hook may take; past it, the hook has failed. Written as a tool's `timeout`: a positive number and `ms`, `s` (`sec`, `secs`), `m` (`min`, `mins`) or `h` |
 /// | `name = "sandbox"` | the hook's name (default: the function's), unique within a registry |
 /// | `crate = path` | the path of this crate, if not `::toolkit` |
 ///
