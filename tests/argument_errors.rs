@@ -52,9 +52,13 @@ async fn argument_errors_speak_the_models_language() {
         ),
         ("unit", serde_json::json!(3), "invalid type for `unit`: got 3, expected one of \"celsius\", \"fahrenheit\""),
         ("unit", serde_json::json!(["a"]), "invalid type for `unit`: got an array of 1 item, expected one of"),
-        ("big", serde_json::json!(5.0), "invalid type for `big`: got 5.0, expected an integer"),
+        ("big", serde_json::json!(5.5), "invalid type for `big`: got 5.5, expected an integer"),
         ("big", serde_json::json!("5"), "invalid type for `big`: got \"5\", expected an integer"),
-        ("n", serde_json::json!(-1), "invalid value for `n`: got -1, expected a non-negative integer"),
+        (
+            "n",
+            serde_json::json!(-1),
+            "invalid value for `n`: got -1, expected an integer from 0 to 18446744073709551615",
+        ),
         ("x", serde_json::json!("a"), "invalid type for `x`: got \"a\", expected a number"),
         ("s", serde_json::json!(""), "`s` must have at least 1 character (got 0)"),
         (
@@ -132,7 +136,7 @@ async fn a_big_tools_signature_is_cut_to_where_the_error_is() {
     let r = tools.call(ToolCall::new("1", "wide", args.to_string())).await;
     assert_eq!(
         r.content,
-        "invalid type for `filter.limit`: got \"ten\", expected a non-negative integer; expected `filter` to be {field: string, limit: integer}"
+        "invalid type for `filter.limit`: got \"ten\", expected an integer from 0 to 4294967295; expected `filter` to be {field: string, limit: integer}"
     );
     args["filter"]["limit"] = 1.into();
     args["p01_parameter_name"] = 1.into();
@@ -269,7 +273,7 @@ async fn errors_inside_flattened_fields_name_the_full_path() {
     let cases = [
         (
             r#"{"filters": {"tag": "a", "from": "x"}}"#,
-            "invalid type for `filters.from`: got \"x\", expected a non-negative integer",
+            "invalid type for `filters.from`: got \"x\", expected an integer from 0 to 4294967295",
         ),
         (r#"{"filters": {"tag": "a", "from": 1, "to": -2}}"#, "invalid value for `filters.to`: got -2, expected"),
         (r#"{"filters": {"tag": 5, "from": 1}}"#, "invalid type for `filters.tag`: got 5, expected a string"),
@@ -517,4 +521,205 @@ async fn locating_an_error_under_a_long_map_key_is_linear() {
     assert_eq!(r.kind(), Some(toolkit::ErrorKind::InvalidType), "{}", &r.content[..r.content.len().min(300)]);
     assert!(r.content.contains("expected a string"), "{}", &r.content[..r.content.len().min(300)]);
     assert!(r.content.len() < 2_000, "{} bytes", r.content.len());
+}
+
+mod numbers {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use toolkit::prelude::*;
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    #[allow(dead_code)]
+    pub enum Size {
+        Fixed { rows: u16 },
+        Auto,
+    }
+
+    /// Integers of every width.
+    #[tool]
+    #[allow(clippy::too_many_arguments)]
+    pub fn widths(
+        n: i64,
+        m: u64,
+        k: i32,
+        small: u8,
+        big: i128,
+        maybe: Option<u32>,
+        list: Vec<i64>,
+        size: Option<Size>,
+    ) -> String {
+        format!("{n} {m} {k} {small} {big} {maybe:?} {list:?} {size:?}")
+    }
+}
+
+/// An integer is shown as the model wrote it (not as the float serde_json read), with
+/// the range of its type whatever the type; an integer out of range is a wrong value,
+/// not a wrong type.
+#[tokio::test]
+async fn integers_out_of_range_read_as_sent_with_their_types_range() {
+    let tools = toolbox![numbers::widths];
+    let base = serde_json::json!({"n": 1, "m": 1, "k": 1, "small": 1, "big": 1, "list": []});
+    let i64_range = "an integer from -9223372036854775808 to 9223372036854775807";
+    let cases = [
+        ("n", "-9223372036854775809", ErrorKind::InvalidValue, format!("got -9223372036854775809, expected {i64_range}")),
+        ("n", "9223372036854775808", ErrorKind::InvalidValue, format!("got 9223372036854775808, expected {i64_range}")),
+        ("n", "1e30", ErrorKind::InvalidValue, format!("got 1e30, expected {i64_range}")),
+        ("n", "10.5", ErrorKind::InvalidType, format!("got 10.5, expected {i64_range}")),
+        ("n", "\"ten\"", ErrorKind::InvalidType, format!("got \"ten\", expected {i64_range}")),
+        (
+            "m",
+            "18446744073709551616",
+            ErrorKind::InvalidValue,
+            "got 18446744073709551616, expected an integer from 0 to 18446744073709551615".into(),
+        ),
+        ("m", "-1", ErrorKind::InvalidValue, "got -1, expected an integer from 0 to 18446744073709551615".into()),
+        ("k", "3000000000", ErrorKind::InvalidValue, "got 3000000000, expected an integer from -2147483648 to 2147483647".into()),
+        ("small", "256", ErrorKind::InvalidValue, "got 256, expected an integer from 0 to 255".into()),
+        (
+            "big",
+            "1e40",
+            ErrorKind::InvalidValue,
+            "got 1e40, expected an integer from -170141183460469231731687303715884105728 to 170141183460469231731687303715884105727".into(),
+        ),
+        ("maybe", "4294967296", ErrorKind::InvalidValue, "got 4294967296, expected an integer from 0 to 4294967295".into()),
+        ("list", "[1, 9223372036854775808]", ErrorKind::InvalidValue, format!("got 9223372036854775808, expected {i64_range}")),
+    ];
+    for (field, sent, kind, wanted) in cases {
+        let mut base = base.clone();
+        base.as_object_mut().unwrap().remove(field);
+        let mut args = base.to_string();
+        args.pop();
+        let args = format!("{args},\"{field}\":{sent}}}");
+        let r = tools.call(ToolCall::new("1", "widths", args.as_str())).await;
+        assert_eq!(r.kind(), Some(kind), "{args}: {}", r.content);
+        assert!(r.content.contains(&wanted), "{args}: {}", r.content);
+        assert!(!r.content.contains("e+"), "{args}: a float where an integer was sent: {}", r.content);
+    }
+}
+
+/// JSON Schema 2020-12 counts `10.0` an integer, and so does the parser: an integer
+/// parameter takes a number with no fraction however it is written, at any depth; a
+/// fraction, or more digits than a float holds, is still refused.
+#[tokio::test]
+async fn an_integer_written_with_a_zero_fraction_is_that_integer() {
+    let tools = toolbox![numbers::widths];
+    let schema = tools.spec("widths").unwrap().input_schema.clone();
+    let args = serde_json::json!({
+        "n": 10.0, "m": 1e2, "k": -3.0, "small": 2.50e1, "big": 7.0, "maybe": 4.0,
+        "list": [1.0, 2], "size": {"kind": "fixed", "rows": 3.0}
+    });
+    // (Checked without `maybe`: the `jsonschema` crate takes 4.0 for `"integer"` but not
+    // for `["integer", "null"]`, a gap of its own; the specification counts it an integer.)
+    let mut checked = args.clone();
+    checked.as_object_mut().unwrap().remove("maybe");
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let refused: Vec<String> = validator.iter_errors(&checked).map(|e| format!("{}: {e}", e.instance_path)).collect();
+    assert_eq!(refused, Vec::<String>::new(), "the schema admits {checked}");
+    let r = tools.call(ToolCall::new("1", "widths", args.to_string())).await;
+    assert_eq!(r.error, None, "{}", r.content);
+    assert_eq!(r.content, "10 100 -3 25 7 Some(4) [1, 2] Some(Fixed { rows: 3 })");
+    for (sent, wanted) in [
+        (r#"{"n": 10.5, "m": 1, "k": 1, "small": 1, "big": 1, "list": []}"#, "got 10.5"),
+        (r#"{"n": 10.0000000000000001, "m": 1, "k": 1, "small": 1, "big": 1, "list": []}"#, "got 10.0000000000000001"),
+        (
+            r#"{"n": 1, "m": 1, "k": 1, "small": 1, "big": 1, "list": [], "size": {"kind": "fixed", "rows": 1.5}}"#,
+            "`size.rows`: got 1.5",
+        ),
+    ] {
+        let r = tools.call(ToolCall::new("2", "widths", sent)).await;
+        assert_eq!(r.kind(), Some(ErrorKind::InvalidType), "{sent}: {}", r.content);
+        assert!(r.content.contains(wanted), "{sent}: {}", r.content);
+    }
+}
+
+mod unions {
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use toolkit::prelude::*;
+
+    /// Externally tagged (serde's default).
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    #[allow(dead_code)]
+    pub enum Severity {
+        Number(u8),
+        Label(String),
+    }
+
+    /// Internally tagged.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    #[allow(dead_code)]
+    pub enum Assignee {
+        Person { name: String },
+        Team { size: u8 },
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Unit {
+        Celsius,
+        Fahrenheit,
+    }
+
+    /// File a ticket.
+    #[tool]
+    pub fn file_ticket(
+        sev: Severity,
+        who: Option<Assignee>,
+        unit: Option<Unit>,
+        #[arg(one_of = [1, 2, 7, 13])] service: Option<i64>,
+        #[arg(items_one_of = ["ops", "dev"])] teams: Option<Vec<String>>,
+    ) -> String {
+        format!("{sev:?} {who:?} {unit:?} {service:?} {teams:?}")
+    }
+}
+
+/// An error inside an enum with data is named by its own path and said in the terms of
+/// the variant meant (the one the tag names, or whose key was sent); a tag that names
+/// no variant is an error at the tag, with the tags there are.
+#[tokio::test]
+async fn errors_inside_enums_name_the_inner_path() {
+    let tools = toolbox![unions::file_ticket];
+    let cases = [
+        (
+            r#"{"sev": {"number": "high"}}"#,
+            ErrorKind::InvalidType,
+            "invalid type for `sev.number`: got \"high\", expected an integer from 0 to 255; expected `sev` to be",
+        ),
+        (
+            r#"{"sev": {"number": 1}, "who": {"kind": "robot"}}"#,
+            ErrorKind::ConstraintViolation,
+            "invalid value for `who.kind`: got \"robot\", expected one of \"person\", \"team\"; expected `who` to be",
+        ),
+        (
+            r#"{"sev": {"number": 1}, "who": {"kind": "team", "size": "big"}}"#,
+            ErrorKind::InvalidType,
+            "invalid type for `who.size`: got \"big\", expected an integer from 0 to 255",
+        ),
+        (r#"{"sev": {"label": 5}}"#, ErrorKind::InvalidType, "invalid type for `sev.label`: got 5, expected a string"),
+    ];
+    for (sent, kind, wanted) in cases {
+        let r = tools.call(ToolCall::new("1", "file_ticket", sent)).await;
+        assert_eq!(r.kind(), Some(kind), "{sent}: {}", r.content);
+        assert!(r.content.starts_with(wanted), "{sent}: {}", r.content);
+    }
+}
+
+/// "Not one of the allowed values" is one kind, `constraint_violation`, whether the
+/// values are an enum's variants or `one_of`/`items_one_of` (all an `enum` in the schema).
+#[tokio::test]
+async fn a_value_outside_the_listed_values_is_one_kind() {
+    let tools = toolbox![unions::file_ticket];
+    for (sent, wanted) in [
+        (r#"{"sev": {"number": 1}, "unit": "kelvin"}"#, "invalid value for `unit`: got \"kelvin\""),
+        (r#"{"sev": {"number": 1}, "who": {"kind": "robot"}}"#, "invalid value for `who.kind`: got \"robot\""),
+        (r#"{"sev": {"number": 1}, "service": 5}"#, "invalid argument: `service` must be one of 1, 2, 7, 13 (got 5)"),
+        (r#"{"sev": {"number": 1}, "teams": ["qa"]}"#, "invalid argument: `teams` must hold only \"ops\", \"dev\""),
+    ] {
+        let r = tools.call(ToolCall::new("1", "file_ticket", sent)).await;
+        assert_eq!(r.kind(), Some(ErrorKind::ConstraintViolation), "{sent}: {}", r.content);
+        assert!(r.content.starts_with(wanted), "{sent}: {}", r.content);
+    }
 }

@@ -219,7 +219,7 @@ async fn argument_errors_say_what_was_wrong_where_and_what_is_expected() {
         (
             "get_weather",
             r#"{"location": "x", "unit": "kelvin"}"#,
-            ErrorKind::InvalidValue,
+            ErrorKind::ConstraintViolation,
             "invalid value for `unit`: got \"kelvin\", expected one of \"celsius\", \"fahrenheit\"",
         ),
         ("get_weather", r#"{"location": "x", "city": "y"}"#, ErrorKind::UnknownField, "unknown field `city`"),

@@ -191,7 +191,7 @@ async fn a_rewrite_into_invalid_arguments_gets_the_models_error() {
     assert_eq!(r.kind(), Some(ErrorKind::InvalidType));
     assert_eq!(
         r.content,
-        r#"invalid type for `a`: got "five", expected an integer; expected {a: integer, b: integer}"#
+        r#"invalid type for `a`: got "five", expected an integer from -9223372036854775808 to 9223372036854775807; expected {a: integer, b: integer}"#
     );
 }
 

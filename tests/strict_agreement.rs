@@ -38,9 +38,14 @@ fn three() -> u8 {
 
 /// Add a task.
 #[tool]
-fn add_task(task: Task, notify: Option<bool>, #[arg(default = 1)] copies: u32) -> String {
+fn add_task(
+    task: Task,
+    notify: Option<bool>,
+    #[arg(default = 1)] copies: u32,
+    #[arg(one_of = [1, 2, 7, 13])] service: Option<i64>,
+) -> String {
     format!(
-        "{} ({} tags, priority {}, {} children, {notify:?}, {copies})",
+        "{} ({} tags, priority {}, {} children, {notify:?}, {copies}, {service:?})",
         task.title,
         task.tags.len(),
         task.priority,
@@ -90,7 +95,7 @@ async fn every_null_a_strict_schema_admits_parses() {
     let r = tools.call(ToolCall::new("1", "add_task", args.to_string())).await;
     assert!(r.error.is_none(), "{args}: {}", r.content);
     // (`priority` has a default: strict mode sends it always, here 1.)
-    assert_eq!(r.content, "text 1 (0 tags, priority 1, 0 children, None, 1)");
+    assert_eq!(r.content, "text 1 (0 tags, priority 1, 0 children, None, 1, None)");
 
     // Nested: a child with its optional fields null (those with a default, which strict
     // mode sends always, get a value).
@@ -101,9 +106,40 @@ async fn every_null_a_strict_schema_admits_parses() {
     nested["task"]["children"] = json!([child]);
     assert!(jsonschema::draft202012::is_valid(&schema, &nested), "the strict schema admits {nested}");
     let r = tools.call(ToolCall::new("2", "add_task", nested.to_string())).await;
-    assert_eq!(r.content, "text 1 (0 tags, priority 1, 1 children, None, 1)", "{}", r.content);
+    assert_eq!(r.content, "text 1 (0 tags, priority 1, 1 children, None, 1, None)", "{}", r.content);
 
     // A `null` for a required, non-nullable field is still an error the model can read.
     let r = tools.call(ToolCall::new("3", "add_task", r#"{"task": {"title": null}}"#)).await;
     assert!(r.content.starts_with("invalid type for `task.title`: got null, expected a string"), "{}", r.content);
+}
+
+/// An optional parameter with `one_of` takes `null` (it is `None`), so its schema says
+/// so: the `null` is in the `enum` beside the nullable type, in the canonical schema and
+/// in the strict one, and `validate` has nothing to report. (Before, the `enum` left
+/// `null` out: a model following the schema could never leave the field out in strict
+/// mode, while the parser took the `null` it was refused.)
+#[tokio::test]
+async fn an_optional_one_of_admits_the_null_the_parser_takes() {
+    let tools = toolbox![add_task];
+    let spec = tools.spec("add_task").unwrap();
+    assert_eq!(
+        spec.input_schema["properties"]["service"],
+        json!({"type": ["integer", "null"], "enum": [1, 2, 7, 13, null]})
+    );
+    assert_eq!(tools.validate(Target::OpenAiChatStrict), Ok(()));
+    for target in [Target::OpenAiChatStrict, Target::OpenAiChat, Target::Anthropic] {
+        let exported = spec.export(target);
+        let schema = exported.pointer("/function/parameters").or_else(|| exported.get("input_schema")).unwrap();
+        for service in [json!(null), json!(7)] {
+            let mut args = all_null(schema, schema, &mut || json!("a"));
+            args["service"] = service;
+            assert!(jsonschema::draft202012::is_valid(schema, &args), "{target}: the schema admits {args}");
+            let r = tools.call(ToolCall::new("1", "add_task", args.to_string())).await;
+            assert_eq!(r.error, None, "{target} {args}: {}", r.content);
+        }
+        let refused = json!({"task": {"title": "a"}, "service": 5});
+        assert!(!jsonschema::draft202012::is_valid(schema, &refused), "{target}: the schema refuses {refused}");
+        let r = tools.call(ToolCall::new("2", "add_task", refused.to_string())).await;
+        assert_eq!(r.kind(), Some(ErrorKind::ConstraintViolation), "{}", r.content);
+    }
 }

@@ -27,10 +27,13 @@ pub enum ErrorKind {
     UnknownField,
     /// A field had the wrong JSON type.
     InvalidType,
-    /// A field had the right type but a value the tool does not accept (an unknown enum
-    /// variant, a number out of the type's range, a duplicate field).
+    /// A field had the right type but a value the tool does not accept (an integer out of
+    /// its type's range, a duplicate field).
     InvalidValue,
-    /// A declared constraint (`minimum`, `max_length`, `pattern`, ...) was violated.
+    /// A declared constraint (`minimum`, `max_length`, `pattern`, ...) was violated, or a
+    /// value is not one of the values the schema lists: an enum's variants (or an
+    /// internally tagged enum's tag), `one_of`, `items_one_of`. All of these are an
+    /// `enum` in the schema, so the one mistake has this one kind however it is checked.
     ConstraintViolation,
     /// The tool ran and returned an error.
     ToolFailed,

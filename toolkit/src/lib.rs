@@ -107,7 +107,7 @@ pub use toolbox::{Toolbox, ToolboxError};
 /// | `name = "get_weather"` | the name the model calls the tool by (default: the function's) |
 /// | `title = "Current weather"` | a human title (MCP `title`) |
 /// | `description = "..."` | replaces the doc comment |
-/// | `timeout = "10s"` | per call: `"500ms"`, `"10s"`, `"1.5s"`, `"2m"`; past it the call fails as `timed_out` |
+/// | `timeout = "10s"` | per call; past it the call fails as `timed_out`. A positive number (decimals allowed) and a unit: `ms`, `s` (or `sec`, `secs`), `m` (or `min`, `mins`) or `h`, with or without a space: `"500ms"`, `"10s"`, `"1.5s"`, `"2 min"`, `"1h"`. Anything else (`"10 seconds"`) is a compile error |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | effect annotations: exported (MCP hints), and read by hooks (only `read_only`/`idempotent` tools are retried or cached; `ApprovalGate::destructive()` asks about `destructive` ones) |
 /// | `strict` | ask OpenAI for strict mode (Structured Outputs) when the schema allows it |
 /// | `blocking` | a sync function that blocks (file or network I/O): runs on Tokio's blocking pool |
@@ -133,6 +133,11 @@ pub use toolbox::{Toolbox, ToolboxError};
 ///
 /// A constraint broken by the model's arguments is an error naming the parameter and the
 /// rule: ``invalid argument: `query` must have at least 1 character (got 0)``.
+///
+/// What the published schema admits, the parser takes: an integer parameter takes a
+/// number with no fraction however it is written (`10.0`, `1e2`), as JSON Schema 2020-12
+/// counts it an integer (a fraction, or more digits than a float holds, is refused); an
+/// optional parameter takes `null` as absent, and its `one_of` lists `null` too.
 ///
 /// # Injected parameters
 ///
@@ -317,7 +322,7 @@ macro_rules! toolbox {
 /// | `matching = "mcp_*"` | act only on tools whose name matches (`*`: any run of characters, `?`: one); for tools known only at run time; not with `tools` |
 /// | `priority = 10` | higher runs first (default `0`; may be negative) |
 /// | `on_failure = block` or `continue` | when the hook fails: block the call, or carry on (default: `block` before, `continue` after and on error) |
-/// | `timeout = "2s"` | how long an `async fn` hook may take; past it, the hook has failed |
+/// | `timeout = "2s"` | how long an `async fn` hook may take; past it, the hook has failed. Written as a tool's `timeout`: a positive number and `ms`, `s` (`sec`, `secs`), `m` (`min`, `mins`) or `h` |
 /// | `name = "sandbox"` | the hook's name (default: the function's), unique within a registry |
 /// | `crate = path` | the path of this crate, if not `::toolkit` |
 ///

@@ -11,7 +11,9 @@ use syn::{Attribute, Expr, FnArg, GenericParam, Ident, LitStr, Path, ReturnType,
 
 use super::parse::{Event, HookOptions};
 use crate::errors::Errors;
-use crate::tool::{NameProblem, RawExpr, check_name, checked_name, last_segment, parse_timeout, type_args, unraw};
+use crate::tool::{
+    NameProblem, RawExpr, TIMEOUT_UNITS, check_name, checked_name, last_segment, parse_timeout, type_args, unraw,
+};
 
 pub struct HookModel {
     pub krate: TokenStream,
@@ -270,7 +272,12 @@ pub fn build(
     let timeout_ms = options.timeout.as_ref().and_then(|lit| {
         let ms = parse_timeout(&lit.value());
         if ms.is_none() {
-            errors.at(lit, "invalid `timeout`: write a positive duration such as \"2s\", \"500ms\" or \"1.5s\"");
+            errors.at(
+                lit,
+                format!(
+                    "invalid `timeout`: write a positive number and a unit, {TIMEOUT_UNITS}, such as \"2s\", \"500ms\" or \"1.5s\""
+                ),
+            );
         } else if !is_async {
             errors.at(
                 lit,

@@ -9,7 +9,7 @@ mod parse;
 mod syntax;
 
 pub use expand::{companions, placeholder, unmarked_method};
-pub use model::{NameProblem, Site, build, check_name, checked_name, parse_timeout};
+pub use model::{NameProblem, Site, TIMEOUT_UNITS, build, check_name, checked_name, parse_timeout};
 pub use param::clean_signature;
 pub use parse::{RawExpr, ToolOptions, explain};
 pub use syntax::{cfgs, last_segment, located_at, type_args, unraw};

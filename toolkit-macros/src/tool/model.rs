@@ -115,7 +115,12 @@ fn name_problem(name: &str) -> Option<String> {
     })
 }
 
-/// `"10s"`, `"250ms"`, `"1.5s"`, `"2m"`, `"1h"` → milliseconds.
+/// The units a `timeout` takes, as the `#[tool]` and `#[hook]` docs list them.
+pub const TIMEOUT_UNITS: &str = "`ms`, `s` (or `sec`, `secs`), `m` (or `min`, `mins`) or `h`";
+
+/// `"10s"`, `"250ms"`, `"1.5s"`, `"2m"`, `"2 min"`, `"1h"` → milliseconds: a positive
+/// number (decimals allowed) and one of [`TIMEOUT_UNITS`], a space between them or not;
+/// at least a millisecond.
 pub fn parse_timeout(text: &str) -> Option<u64> {
     let text = text.trim();
     let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
@@ -300,8 +305,12 @@ pub fn build(
     let timeout_ms = options.timeout.as_ref().and_then(|lit| match parse_timeout(&lit.value()) {
         Some(ms) => Some(ms),
         None => {
-            errors
-                .at(lit, "invalid `timeout`: write a positive duration such as \"10s\", \"500ms\", \"1.5s\" or \"2m\"");
+            errors.at(
+                lit,
+                format!(
+                    "invalid `timeout`: write a positive number and a unit, {TIMEOUT_UNITS}, such as \"10s\", \"500ms\", \"1.5s\" or \"2 min\""
+                ),
+            );
             None
         }
     });
@@ -447,6 +456,12 @@ mod tests {
         assert_eq!(parse_timeout("250ms"), Some(250));
         assert_eq!(parse_timeout("1.5s"), Some(1_500));
         assert_eq!(parse_timeout("2m"), Some(120_000));
+        assert_eq!(parse_timeout("10 sec"), Some(10_000));
+        assert_eq!(parse_timeout("2 min"), Some(120_000));
+        assert_eq!(parse_timeout("3secs"), Some(3_000));
+        assert_eq!(parse_timeout("1h"), Some(3_600_000));
+        assert_eq!(parse_timeout("10 seconds"), None);
+        assert_eq!(parse_timeout("1 hour"), None);
         assert_eq!(parse_timeout("0s"), None);
         assert_eq!(parse_timeout("ten seconds"), None);
         assert_eq!(parse_timeout("10"), None);

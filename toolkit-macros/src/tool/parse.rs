@@ -16,7 +16,7 @@ pub struct ToolOptions {
     pub title: Option<LitStr>,
     /// Replaces the doc comment as the description.
     pub description: Option<LitStr>,
-    /// Per-call timeout: `"10s"`, `"500ms"`, `"2m"`.
+    /// Per-call timeout: `"10s"`, `"500ms"`, `"2m"` (see `model::parse_timeout`).
     pub timeout: Option<LitStr>,
     pub read_only: Flag,
     pub destructive: Flag,

@@ -6,6 +6,19 @@
 //! described from the error serde_json gives and the text itself: the error's position
 //! is mapped back to the JSON path of the value it stopped at ([`path_at`]), so the
 //! arguments are never deserialized into the tool's type a second time.
+//!
+//! What the published schema admits, the parser accepts. Two things a model may send that
+//! serde alone would refuse are read on the error path (the success path is one parse):
+//! `null` for an optional field (what strict mode sends for "absent"), and an integer
+//! written with a zero fraction (`10.0`, `1e2`), which JSON Schema 2020-12 counts an
+//! integer: an integer parameter takes it as that integer ([`explain::conform`]).
+//!
+//! Kinds: a value of the wrong JSON type is `invalid_type`; an integer out of its type's
+//! range, or a duplicate field, `invalid_value`; a value outside the values the schema
+//! lists (an enum's variants, an internally tagged enum's tag, `one_of`, `items_one_of`:
+//! all an `enum` in the schema) is `constraint_violation`, however it is checked. One
+//! kind for one mistake; and that one, because `one_of`'s check is a
+//! [`Validate`](crate::Validate) impl, whose [`Violation`] carries no kind.
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -29,8 +42,9 @@ pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
     let (args, fixed) = match serde_json::from_str::<A>(raw) {
         Ok(args) => (args, None),
         // A strict model sends `null` for a field it leaves out (strict schemas make
-        // optional fields nullable): read that as absent, then try again.
-        Err(e) => match without_optional_nulls(raw, spec) {
+        // optional fields nullable), and a model may write an integer as `10.0`: read
+        // them as the schema does (absent; 10), then try again.
+        Err(e) => match conformed(raw, spec) {
             Some(fixed) => match serde_json::from_str::<A>(&fixed) {
                 Ok(args) => (args, Some(fixed)),
                 Err(_) => return Err(describe(raw, e, spec)),
@@ -80,17 +94,70 @@ fn unknown_field(field: &str, parent: &str, spec: &ToolSpec) -> ToolError {
     ToolError::new(ErrorKind::UnknownField, format!("unknown field {field}{at}{hint}; expected {signature}"))
 }
 
-/// The arguments with every `null` removed that stands for a field the canonical schema
-/// makes optional and not nullable (what strict mode sends for "absent"); `None` when
-/// there is none. Only on the error path, and only when the text holds `null`.
+/// The arguments as the canonical schema reads them, when that differs from what serde
+/// reads ([`explain::conform`]: a `null` for an optional field removed, `10.0` for an
+/// integer written `10`); `None` when nothing changed. Only on the error path, and only
+/// when the text could hold either (a `null`; a `.`, `e` or `E`).
 #[cold]
 #[inline(never)]
-fn without_optional_nulls(raw: &str, spec: &ToolSpec) -> Option<String> {
-    if !raw.contains("null") {
+fn conformed(raw: &str, spec: &ToolSpec) -> Option<String> {
+    if !raw.contains("null") && !raw.contains(['.', 'e', 'E']) {
         return None;
     }
     let mut args: Value = serde_json::from_str(raw).ok()?;
-    explain::drop_optional_nulls(&spec.input_schema, &mut args).then(|| args.to_string())
+    explain::conform(&spec.input_schema, &mut args, floats_are_exact(raw)).then(|| args.to_string())
+}
+
+/// Whether every number written with a fraction or an exponent has at most 15
+/// significant digits, so the float serde_json reads is the number written (an `f64`
+/// holds any decimal of 15 digits): only then is a float with no fraction known to
+/// stand for an integer the model wrote (`10.0`), and not for `10.0000000000000001`.
+fn floats_are_exact(raw: &str) -> bool {
+    let bytes = raw.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => i = string_end(bytes, i).unwrap_or(bytes.len()),
+            b'-' | b'0'..=b'9' => {
+                let end = value_end(bytes, i).unwrap_or(bytes.len());
+                let number = &raw[i..end];
+                if number.contains(['.', 'e', 'E']) && significant_digits(number) > 15 {
+                    return false;
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    true
+}
+
+/// The digits of a number's mantissa between its first and last non-zero digit.
+fn significant_digits(number: &str) -> usize {
+    let mantissa = number.split(['e', 'E']).next().unwrap_or(number);
+    let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    match (digits.iter().position(|d| *d != b'0'), digits.iter().rposition(|d| *d != b'0')) {
+        (Some(first), Some(last)) => last - first + 1,
+        _ => 0,
+    }
+}
+
+/// Whether a number as written is an integer: `12`, `-3`, `10.0`, `1e30`, `1.5e1`.
+fn is_integral_literal(number: &str) -> bool {
+    let number = number.trim().trim_start_matches('-');
+    let (mantissa, exponent) = match number.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.trim_start_matches('+').parse::<i64>().unwrap_or(i64::MIN)),
+        None => (number, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if whole.is_empty() || !whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    // The digits, and where the point falls among them once the exponent is applied:
+    // an integer when no non-zero digit is past it.
+    let digits: Vec<u8> = whole.bytes().chain(fraction.bytes()).collect();
+    let point = whole.len() as i64 + exponent.max(-(1 << 40));
+    digits.iter().rposition(|d| *d != b'0').is_none_or(|last| (last as i64) < point)
 }
 
 /// Parses the arguments of a run-time tool into an object.
@@ -192,7 +259,7 @@ pub(crate) fn describe(raw: &str, e: serde_json::Error, spec: &ToolSpec) -> Tool
     let mut path = path_at(raw, offset_of(raw, e.line(), e.column()));
     // The parser may stop inside the wrong value (the `[` of an array sent for a
     // string): the place is the nearest enclosing value the schema describes.
-    while !path.is_empty() && explain::schema_at(schema, &path).is_none() {
+    while !path.is_empty() && !explain::knows(schema, args.as_ref(), &path) {
         path = up(&path).to_owned();
     }
     let detail = e.to_string();
@@ -210,27 +277,41 @@ pub(crate) fn describe(raw: &str, e: serde_json::Error, spec: &ToolSpec) -> Tool
         let text = format!("duplicate field {rest}: send each argument once; expected {}", signature(parent));
         (ErrorKind::InvalidValue, text)
     } else {
-        // serde reports an error inside a buffered value (`#[serde(flatten)]`, untagged
-        // unions) at its container: find the value that does not fit.
+        // serde reports an error inside a buffered value (`#[serde(flatten)]`, internally
+        // tagged and untagged enums) at its container: find the value that does not fit.
         let path = match &args {
             Some(a) if explain::value_at(a, &path).is_some_and(|v| v.is_object() || v.is_array()) => {
                 explain::first_mismatch(schema, a, &path).unwrap_or(path)
             }
             _ => path,
         };
-        let syntax = e.is_syntax() || e.is_eof();
-        let kind = if syntax || message.starts_with("invalid type") {
+        let serde_expected = message.rsplit_once(", expected ").map(|(_, serde)| serde);
+        let value = args.as_ref().and_then(|a| explain::value_at(a, &path));
+        let range = match serde_expected.and_then(explain::integer_range) {
+            Some(range) => Some(range),
+            None if e.is_syntax() && value.is_some_and(Value::is_number) => {
+                explain::wide_integer_range(schema, args.as_ref(), &path)
+            }
+            None => None,
+        };
+        let sent = value.filter(|v| v.is_number()).and_then(|_| value_text(raw, &path));
+        let found = value.map(|v| explain::found(v, sent));
+        let wanted = (!path.is_empty())
+            .then(|| explain::wanted_at(schema, args.as_ref(), &path, range))
+            .flatten()
+            .or_else(|| serde_expected.map(explain::plain_expectation));
+        // An integer literal refused for an integer is out of its type's range: a wrong
+        // value, not a wrong type, however serde read it (past `i64`, as a float).
+        let out_of_range = range.is_some() && sent.is_some_and(is_integral_literal);
+        let kind = if message.starts_with("unknown variant ") {
+            ErrorKind::ConstraintViolation
+        } else if (e.is_syntax() || e.is_eof() || message.starts_with("invalid type")) && !out_of_range {
             ErrorKind::InvalidType
         } else {
             ErrorKind::InvalidValue
         };
-        let found = args.as_ref().and_then(|a| explain::value_at(a, &path)).map(explain::found);
-        let wanted = explain::schema_at(schema, &path)
-            .filter(|_| !path.is_empty())
-            .map(|s| explain::wanted(schema, s))
-            .or_else(|| message.rsplit_once(", expected ").map(|(_, serde)| explain::plain_expectation(serde)));
         let place = if path.is_empty() { String::new() } else { format!(" for `{path}`") };
-        let noun = if kind == ErrorKind::InvalidValue { "value" } else { "type" };
+        let noun = if kind == ErrorKind::InvalidType { "type" } else { "value" };
         let text = match (found, wanted) {
             (Some(found), Some(wanted)) => format!("invalid {noun}{place}: got {found}, expected {wanted}"),
             (None, Some(wanted)) => format!("invalid {noun}{place}: expected {wanted}"),
@@ -242,6 +323,127 @@ pub(crate) fn describe(raw: &str, e: serde_json::Error, spec: &ToolSpec) -> Tool
         (kind, format!("{text}; expected {}", signature(parent_of(&path))))
     };
     ToolError::new(kind, text).with_detail(detail)
+}
+
+/// The text of the value at `path` in the arguments, as sent (the first occurrence of a
+/// repeated key). A scan of the text, for the error path: a number is shown to the model
+/// as it wrote it, not as serde_json's float.
+pub(crate) fn value_text<'r>(raw: &'r str, path: &str) -> Option<&'r str> {
+    let bytes = raw.as_bytes();
+    let mut at = skip_space(bytes, 0);
+    for step in explain::steps(path) {
+        at = match step {
+            explain::Step::Key(key) => member(raw, at, key)?,
+            explain::Step::Index(i) => element(bytes, at, i)?,
+        };
+    }
+    let end = value_end(bytes, at)?;
+    raw.get(at..end)
+}
+
+fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+        at += 1;
+    }
+    at
+}
+
+/// The end of the string starting at `at` (just past its closing quote).
+fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut i = at + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The end of the value starting at `at`.
+fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match bytes.get(at)? {
+        b'"' => string_end(bytes, at),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut i = at;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'"' => {
+                        i = string_end(bytes, i)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            None
+        }
+        _ => {
+            let rest = &bytes[at..];
+            Some(
+                at + rest
+                    .iter()
+                    .position(|b| matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace())
+                    .unwrap_or(rest.len()),
+            )
+        }
+    }
+}
+
+/// Where the value of `key` starts in the object starting at `at`.
+fn member(raw: &str, at: usize, key: &str) -> Option<usize> {
+    let bytes = raw.as_bytes();
+    if bytes.get(at) != Some(&b'{') {
+        return None;
+    }
+    let mut i = skip_space(bytes, at + 1);
+    while bytes.get(i) == Some(&b'"') {
+        let key_end = string_end(bytes, i)?;
+        let text = &raw[i..key_end];
+        let matches = match serde_json::from_str::<std::borrow::Cow<'_, str>>(text) {
+            Ok(name) => name == key,
+            Err(_) => false,
+        };
+        i = skip_space(bytes, key_end);
+        if bytes.get(i) != Some(&b':') {
+            return None;
+        }
+        let start = skip_space(bytes, i + 1);
+        if matches {
+            return Some(start);
+        }
+        i = skip_space(bytes, value_end(bytes, start)?);
+        if bytes.get(i) != Some(&b',') {
+            return None;
+        }
+        i = skip_space(bytes, i + 1);
+    }
+    None
+}
+
+/// Where element `index` starts in the array starting at `at`.
+fn element(bytes: &[u8], at: usize, index: usize) -> Option<usize> {
+    if bytes.get(at) != Some(&b'[') {
+        return None;
+    }
+    let mut i = skip_space(bytes, at + 1);
+    for _ in 0..index {
+        i = skip_space(bytes, value_end(bytes, i)?);
+        if bytes.get(i) != Some(&b',') {
+            return None;
+        }
+        i = skip_space(bytes, i + 1);
+    }
+    (bytes.get(i).is_some_and(|b| *b != b']')).then_some(i)
 }
 
 /// The path one step up (`a.b[2]` → `a.b`, `a.b` → `a`).
@@ -360,7 +562,7 @@ pub(crate) fn path_at(raw: &str, end: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{offset_of, path_at};
+    use super::{floats_are_exact, is_integral_literal, offset_of, path_at, value_text};
 
     fn at_error<T: serde::de::DeserializeOwned + std::fmt::Debug>(raw: &str) -> String {
         let e = serde_json::from_str::<T>(raw).unwrap_err();
@@ -408,5 +610,30 @@ mod tests {
             at_error::<Query>(r#"{"text": "a", "filters": {"tags": [], "depth": 1, "odd\"key": 2}}"#),
             "filters.odd\"key"
         );
+    }
+
+    #[test]
+    fn values_as_sent() {
+        let raw = r#"{"a": -9223372036854775809, "b": {"c\u0064": [1, 1e30 , {"x": "]"}, 2.50]}, "s": "a,b"}"#;
+        assert_eq!(value_text(raw, "a"), Some("-9223372036854775809"));
+        assert_eq!(value_text(raw, "b.cd[1]"), Some("1e30"));
+        assert_eq!(value_text(raw, "b.cd[2].x"), Some(r#""]""#));
+        assert_eq!(value_text(raw, "b.cd[3]"), Some("2.50"));
+        assert_eq!(value_text(raw, "s"), Some(r#""a,b""#));
+        assert_eq!(value_text(raw, "b.cd[4]"), None);
+        assert_eq!(value_text(raw, "z"), None);
+    }
+
+    #[test]
+    fn integral_literals_and_exact_floats() {
+        for yes in ["12", "-3", "10.0", "1e30", "1.5e1", "2.50e1", "0", "-0.0", "1E+2", "100e-2"] {
+            assert!(is_integral_literal(yes), "{yes}");
+        }
+        for no in ["10.5", "1e-1", "1.25e1", "abc", "", "-"] {
+            assert!(!is_integral_literal(no), "{no}");
+        }
+        assert!(floats_are_exact(r#"{"a": 10.0, "b": 123456789012345.0, "c": "10.0000000000000001"}"#));
+        assert!(!floats_are_exact(r#"{"a": 10.0000000000000001}"#));
+        assert!(floats_are_exact(r#"{"a": 10.000000000000000000, "b": 1234567890123456789}"#));
     }
 }

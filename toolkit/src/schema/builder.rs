@@ -135,6 +135,7 @@ impl ArgsSchema {
             if let Presence::Default(Some(v)) = &presence {
                 map.insert("default".into(), v.clone());
             }
+            nullable_enum(map);
         }
         if let Presence::Required = presence {
             self.required.push(Value::String(name.to_string()));
@@ -160,6 +161,24 @@ impl ArgsSchema {
         normalize(&mut root);
         close_objects(&mut root, true);
         root
+    }
+}
+
+/// An `enum` beside a `type` that admits `null` lists `null` too: `one_of = [1, 2]` on an
+/// `Option<i64>` gives `{"type": ["integer", "null"], "enum": [1, 2, null]}`. Without it,
+/// the schema would refuse the `null` the parser takes (and the field could not be left
+/// out in strict mode, where "absent" is sent as `null`).
+fn nullable_enum(map: &mut Map<String, Value>) {
+    let typed_null = match map.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+        _ => false,
+    };
+    if typed_null
+        && let Some(Value::Array(values)) = map.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
     }
 }
 

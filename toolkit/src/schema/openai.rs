@@ -259,8 +259,8 @@ fn make_nullable(schema: &mut Value, description: Option<&Value>) {
     }
     if let Some(kind) = map.get_mut("type").filter(|kind| kind.as_str() != Some("object")) {
         match kind {
-            Value::String(single) => *kind = json!([single.clone(), "null"]),
-            Value::Array(types) => types.push(Value::from("null")),
+            Value::String(single) if single != "null" => *kind = json!([single.clone(), "null"]),
+            Value::Array(types) if !types.iter().any(|t| t == "null") => types.push(Value::from("null")),
             _ => {}
         }
         add_null_value(map);
@@ -285,16 +285,24 @@ fn make_nullable(schema: &mut Value, description: Option<&Value>) {
 /// An `enum`/`const` lists its values: `null` has to be one of them too.
 fn add_null_value(map: &mut Map<String, Value>) {
     if let Some(Value::Array(values)) = map.get_mut("enum") {
-        values.push(Value::Null);
-    } else if let Some(value) = map.shift_remove("const") {
+        if !values.contains(&Value::Null) {
+            values.push(Value::Null);
+        }
+    } else if let Some(value) = map.shift_remove("const").filter(|v| !v.is_null()) {
         map.insert("enum".to_string(), json!([value, null]));
     }
 }
 
+/// Whether `null` is a value of the schema: its type admits it and no `enum`/`const`
+/// beside the type leaves it out (`{"type": ["integer", "null"], "enum": [1, 2]}` does).
 fn accepts_null(map: &Map<String, Value>) -> bool {
+    let listed = || {
+        map.get("enum").and_then(Value::as_array).is_none_or(|v| v.contains(&Value::Null))
+            && map.get("const").is_none_or(Value::is_null)
+    };
     match map.get("type") {
-        Some(Value::String(t)) if t == "null" => return true,
-        Some(Value::Array(types)) if types.iter().any(|t| t == "null") => return true,
+        Some(Value::String(t)) if t == "null" => return listed(),
+        Some(Value::Array(types)) if types.iter().any(|t| t == "null") => return listed(),
         Some(_) => return false,
         None => {}
     }
@@ -534,6 +542,16 @@ mod tests {
         assert!(found[0].rule.starts_with("5001 properties in all; OpenAI strict mode takes at most 5000"));
         assert!(found[1].rule.starts_with("1001 enum values in all"));
         assert!(found.iter().all(|p| p.path.is_empty()));
+    }
+
+    #[test]
+    fn a_nullable_type_with_an_enum_that_leaves_out_null_gets_it() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"service": {"type": ["integer", "null"], "enum": [1, 2]}}
+        });
+        let out = strict_schema(&schema);
+        assert_eq!(out["properties"]["service"], json!({"type": ["integer", "null"], "enum": [1, 2, null]}));
     }
 
     #[test]
