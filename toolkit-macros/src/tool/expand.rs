@@ -93,6 +93,11 @@ fn free_handle(krate: &TokenStream, cfg: &TokenStream, vis: &syn::Visibility, id
             type Handle = Self;
             const HANDLE: Self = #ident {};
         }
+        // Listed in `hooks!` by mistake, it says it is a tool.
+        #cfg
+        impl #krate::__private::Hookable for #ident {
+            type Handle = #krate::__private::IsATool;
+        }
     }
 }
 
