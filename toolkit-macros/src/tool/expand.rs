@@ -270,7 +270,6 @@ fn convert(m: &ToolModel, kind: &OutputKind, value: TokenStream) -> TokenStream 
                 use #p::{JsonViaNothing as _, JsonViaSerialize as _};
                 (&&#p::JsonProbe(&#value)).output_json()
             }};
-
             if !m.keeps_raw {
                 return json;
             }
@@ -572,26 +571,49 @@ pub fn unmarked_method(krate: &TokenStream, self_ty: &syn::Type, method: &syn::I
     }
 }
 
-/// What is emitted beside a tool whose definition has errors: the handle and a `Tool`
-/// impl that type-checks, so `toolbox![...]` and other uses produce no further errors.
-pub fn placeholder(
+/// The accessor `toolbox!` calls for `value.method`, for a `#[tool]` method outside a
+/// `#[tools]` block (an error already reported): it returns a placeholder tool declared
+/// inside it (the `impl` block can hold no struct), named like the method, so listing
+/// the method produces no further error.
+pub fn orphan_method_accessor(
     krate: &TokenStream,
     cfgs: &[Attribute],
     vis: &syn::Visibility,
-    handle: &syn::Ident,
+    fn_ident: &syn::Ident,
     name: &str,
-    method: Option<(&syn::Type, &syn::Ident)>,
 ) -> TokenStream {
     let p = quote!(#krate::__private);
     let cfg = cfg_attrs(cfgs);
-    let decl = match method {
-        None => free_handle(krate, &cfg, vis, handle),
-        Some((self_ty, fn_ident)) => {
-            method_handle(krate, &cfg, vis, handle, self_ty, fn_ident, quote!(), quote!({ let _ = self; #handle }))
-        }
-    };
+    let accessor = format_ident!("__toolkit_tool_{}", super::syntax::unraw(fn_ident));
+    let tool = placeholder_tool(krate, &quote!(), &format_ident!("__toolkit_Placeholder"), name);
     quote! {
-        #decl
+        #cfg
+        #[doc(hidden)]
+        #[allow(non_snake_case, dead_code)]
+        #vis fn #accessor(self: ::std::sync::Arc<Self>) -> impl #p::MethodTool<Handle: #p::Tool>
+        where
+            Self: ::core::marker::Sized,
+        {
+            #[allow(non_camel_case_types)]
+            struct __toolkit_Placeholder;
+            impl #p::MethodTool for __toolkit_Placeholder {
+                type Handle = Self;
+                fn handle(self) -> Self {
+                    self
+                }
+            }
+            #tool
+            let _ = self;
+            __toolkit_Placeholder
+        }
+    }
+}
+
+/// A `Tool` impl for a placeholder handle: no arguments, the placeholder spec, and a call
+/// that says the tool is not available.
+fn placeholder_tool(krate: &TokenStream, cfg: &TokenStream, handle: &syn::Ident, name: &str) -> TokenStream {
+    let p = quote!(#krate::__private);
+    quote! {
         #cfg
         impl #p::Tool for #handle {
             type Args = #p::NoArgs;
@@ -606,5 +628,29 @@ pub fn placeholder(
                 async { #p::Err(#p::placeholder_error()) }
             }
         }
+    }
+}
+
+/// What is emitted beside a tool whose definition has errors: the handle and a `Tool`
+/// impl that type-checks, so `toolbox![...]` and other uses produce no further errors.
+pub fn placeholder(
+    krate: &TokenStream,
+    cfgs: &[Attribute],
+    vis: &syn::Visibility,
+    handle: &syn::Ident,
+    name: &str,
+    method: Option<(&syn::Type, &syn::Ident)>,
+) -> TokenStream {
+    let cfg = cfg_attrs(cfgs);
+    let decl = match method {
+        None => free_handle(krate, &cfg, vis, handle),
+        Some((self_ty, fn_ident)) => {
+            method_handle(krate, &cfg, vis, handle, self_ty, fn_ident, quote!(), quote!({ let _ = self; #handle }))
+        }
+    };
+    let tool = placeholder_tool(krate, &cfg, handle, name);
+    quote! {
+        #decl
+        #tool
     }
 }
