@@ -1,9 +1,9 @@
 //! `hooks![a, b, policy::c]`: a `Hooks` set of `#[hook]` functions, in order.
 //!
 //! As in `toolbox!`, each path is named once (a local type alias, so a path that is not a
-//! type fails there only) and reached through functions bounded by `Hookable`
-//! (`hookable_name` for the name check, a `const` item so `cargo check` runs it;
-//! `hookable_hook` for the set), spanned at the path.
+//! type fails there only) and reached through one `const` of `hooked::<path>()`, whose
+//! bounds are the only errors for a path that is not a hook (spanned at the path, once):
+//! the name check (a `const` item, so `cargo check` runs it) and the set both read it.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -50,13 +50,19 @@ pub fn entry(input: TokenStream) -> TokenStream {
     let mut hook_of = Vec::new();
     for (i, path) in paths.iter().enumerate() {
         let alias = format_ident!("__toolkit_H{}", i, span = path.span());
+        let item = format_ident!("__toolkit_K{}", i);
+        // As in `toolbox!`: each through one `const` of `hooked`, bounded by `Hookable`.
         aliases.push(quote! {
             #[allow(non_camel_case_types)]
             type #alias = #path;
         });
-        // As in `toolbox!`: each through one function bounded by `Hookable`.
-        names.push(quote_spanned!(path.span()=> #p::hookable_name::<#alias>()));
-        hook_of.push(quote_spanned!(path.span()=> #p::hookable_hook::<#alias>()));
+        // Spanned at the path, as a whole: the bound is checked where the item is.
+        aliases.push(quote_spanned! {path.span()=>
+            #[allow(non_upper_case_globals)]
+            const #item: #p::Hooked = #p::hooked::<#alias, _>();
+        });
+        names.push(quote!(#item.name));
+        hook_of.push(quote!((#item.hook)()));
     }
     let spans: Vec<_> = paths.iter().map(|path| path.span()).collect();
     let checks = crate::distinct::check(&p, &names, &labels, &spans, "hook");

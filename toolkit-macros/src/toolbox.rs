@@ -7,9 +7,9 @@
 //! function (so `cargo check` reports it), else where the methods' handle types are known.
 //!
 //! Each path is named once (a local type alias, so a path that is not a type fails
-//! there only) and reached through functions bounded by `Listable` (`listed_name` for
-//! the name check, `listed_entry` for the table), spanned at the path: a path that is
-//! not a tool is reported there (once by each; see the open note on merging the two).
+//! there only) and reached through one `const` of `listed::<path>()`, whose bounds are
+//! the only errors for a path that is not a tool (spanned at the path, once): the name
+//! check and the table both read that `const`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -77,6 +77,7 @@ pub fn entry(input: TokenStream) -> TokenStream {
     // Method entries: a value, passed to a generic function whose type parameter
     // `__toolkit_M{j}` names its handle type.
     let mut aliases = Vec::new();
+    let mut listed = Vec::new();
     let mut names = Vec::new();
     let mut table = Vec::new();
     let mut params = Vec::new();
@@ -85,15 +86,21 @@ pub fn entry(input: TokenStream) -> TokenStream {
         match e {
             Entry::Free(path) => {
                 let alias = format_ident!("__toolkit_E{}", i, span = path.span());
+                let item = format_ident!("__toolkit_L{}", i);
                 aliases.push(quote! {
                     #[allow(non_camel_case_types)]
                     type #alias = #path;
                 });
-                // Each reaches the tool through one function bounded by `Listable`, so a
-                // path that is not a tool is reported at the path, and no projection of
-                // its handle type is left for anything else to trip on.
-                names.push(quote_spanned!(path.span()=> #p::listed_name::<#alias>()));
-                table.push(quote_spanned!(path.span()=> #p::listed_entry::<#alias>()));
+                // Each reaches the tool through one `const` of `listed`, bounded by
+                // `Listable`, so a path that is not a tool is reported at the path, once,
+                // and no projection of its handle type is left for anything else to trip on.
+                // Spanned at the path, as a whole: the bound is checked where the item is.
+                listed.push(quote_spanned! {path.span()=>
+                    #[allow(non_upper_case_globals)]
+                    const #item: #p::Listed = #p::listed::<#alias, _>();
+                });
+                names.push(quote!(#item.name));
+                table.push(quote!((#item.entry)()));
             }
             Entry::Method { base, method } => {
                 // `method_tool(shared(&(base)).__toolkit_tool_method())`, located at
@@ -118,6 +125,7 @@ pub fn entry(input: TokenStream) -> TokenStream {
     if params.is_empty() {
         return quote! {{
             #(#aliases)*
+            #(#listed)*
             #[allow(non_camel_case_types)]
             struct __toolkit_Names;
             impl __toolkit_Names {
@@ -132,6 +140,7 @@ pub fn entry(input: TokenStream) -> TokenStream {
     let (types, args): (Vec<_>, Vec<_>) = params.into_iter().unzip();
     quote! {{
         #(#aliases)*
+        #(#listed)*
         #[allow(non_camel_case_types)]
         struct __toolkit_Names<#(#types),*>(::core::marker::PhantomData<(#(#types,)*)>);
         impl<#(#types: #p::Tool),*> __toolkit_Names<#(#types),*> {

@@ -1,6 +1,7 @@
 //! `Tool::Output` is the tool's success type, nameable outside the function: what a
 //! typed after hook's `raw` parameter is checked against.
 use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -82,6 +83,34 @@ impl Counter {
     }
 }
 
+/// Containers of a typed value: checked through their items (each must serialize).
+#[tool]
+fn nested() -> Result<Vec<Vec<Forecast>>, String> {
+    Ok(Vec::new())
+}
+
+/// A map of lists.
+#[tool]
+fn by_city() -> HashMap<String, Vec<Forecast>> {
+    HashMap::new()
+}
+
+/// A tuple, an option of a box, a set, a sorted map, a boxed string.
+#[tool]
+#[allow(clippy::type_complexity)]
+fn assorted() -> (Forecast, Option<Box<Forecast>>, HashSet<u8>, BTreeMap<u32, (i8, Box<str>)>) {
+    (Forecast { high: 1 }, None, HashSet::new(), BTreeMap::new())
+}
+
+#[tools]
+impl Counter {
+    /// Copies of the counter, by name.
+    #[tool]
+    pub fn copies(&self) -> Vec<Option<Self>> {
+        vec![Some(self.clone())]
+    }
+}
+
 fn output_is<T: Tool<Output = O>, O>() {}
 
 fn main() {
@@ -95,6 +124,8 @@ fn main() {
     output_is::<unit_or_error, ()>();
     output_is::<tags, Vec<&'static str>>();
     let counter = Arc::new(Counter { value: 1 });
+    output_is::<nested, Vec<Vec<Forecast>>>();
     let _ = toolbox![unit, text, static_text, cow, typed, fallible, aliased, unit_or_error, tags, counter.current];
+    let _ = toolbox![nested, by_city, assorted, counter.copies];
     assert_eq!(counter.value, 1);
 }

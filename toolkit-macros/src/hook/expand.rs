@@ -68,7 +68,12 @@ fn handle(
         #cfg
         impl #p::Hookable for #ident {
             type Handle = Self;
-            const HANDLE: Self = #ident {};
+        }
+        // Listed in `toolbox!` by mistake, it says it is a hook.
+        #cfg
+        impl #p::Listable for #ident {
+            type Handle = #p::IsAHook;
+            const HANDLE: #p::IsAHook = #p::IsAHook;
         }
         #cfg
         impl #p::HookDef for #ident {

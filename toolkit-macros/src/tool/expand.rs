@@ -16,7 +16,68 @@ pub fn companions(m: &ToolModel) -> TokenStream {
     let args = args_struct(m);
     let handle = handle(m);
     let tool_impl = tool_impl(m);
-    quote! { #args #handle #tool_impl }
+    let checks = output_checks(m);
+    quote! { #args #handle #tool_impl #checks }
+}
+
+/// The check that a JSON output serializes, in a `const` (no code at run time): of the
+/// type itself, or, through the standard containers whose serializing is their items'
+/// (`Vec<T>`, `Option<T>`, `HashMap<K, V>`, tuples, ...), of the items, each spanned at
+/// its own type. So `-> Vec<Item>` gets the same message as `-> Item` ("`Item` cannot be
+/// a tool's output"), at `Item`.
+fn output_checks(m: &ToolModel) -> TokenStream {
+    let json = match &m.output {
+        OutputKind::Json => true,
+        OutputKind::Result { ok, .. } => matches!(**ok, OutputKind::Json),
+        OutputKind::Unit | OutputKind::Text => false,
+    };
+    if !json {
+        return quote!();
+    }
+    let krate = &m.krate;
+    let p = quote!(#krate::__private);
+    let mut checks = Vec::new();
+    serialized_parts(&p, &m.output_ty, &mut checks, 0);
+    let cfg = cfg_attrs(&m.cfgs);
+    quote! {
+        #cfg
+        const _: () = { #(#checks)* };
+    }
+}
+
+/// The checks of `ty`'s parts (see [`output_checks`]), spanned at each.
+fn serialized_parts(p: &TokenStream, ty: &syn::Type, checks: &mut Vec<TokenStream>, depth: usize) {
+    use super::syntax::{last_segment, type_args};
+    let at = ty.span();
+    match ty {
+        syn::Type::Paren(inner) => return serialized_parts(p, &inner.elem, checks, depth),
+        syn::Type::Group(inner) => return serialized_parts(p, &inner.elem, checks, depth),
+        syn::Type::Tuple(t) if !t.elems.is_empty() && depth < 8 => {
+            return t.elems.iter().for_each(|e| serialized_parts(p, e, checks, depth + 1));
+        }
+        _ => {}
+    }
+    if depth < 8
+        && let Some(seg) = last_segment(ty)
+    {
+        let args = type_args(seg);
+        match (seg.ident.to_string().as_str(), args.as_slice()) {
+            (
+                "Vec" | "VecDeque" | "LinkedList" | "BinaryHeap" | "BTreeSet" | "HashSet" | "Option" | "Box",
+                [item, ..],
+            ) => {
+                checks.push(located_at(quote!(#p::check_items::<#ty, #item>();), at));
+                return serialized_parts(p, item, checks, depth + 1);
+            }
+            ("BTreeMap" | "HashMap", [key, value, ..]) => {
+                checks.push(located_at(quote!(#p::check_entries::<#ty, #key, #value>();), at));
+                serialized_parts(p, key, checks, depth + 1);
+                return serialized_parts(p, value, checks, depth + 1);
+            }
+            _ => {}
+        }
+    }
+    checks.push(located_at(quote!(#p::check_output::<#ty>();), at));
 }
 
 /// The handle of a free tool: a braced struct named like the function (types and
@@ -31,6 +92,11 @@ fn free_handle(krate: &TokenStream, cfg: &TokenStream, vis: &syn::Visibility, id
         impl #krate::__private::Listable for #ident {
             type Handle = Self;
             const HANDLE: Self = #ident {};
+        }
+        // Listed in `hooks!` by mistake, it says it is a tool.
+        #cfg
+        impl #krate::__private::Hookable for #ident {
+            type Handle = #krate::__private::IsATool;
         }
     }
 }
@@ -156,9 +222,9 @@ fn spec_body(m: &ToolModel) -> TokenStream {
     // The type as the `Tool` impl names it (`Self` of a method resolved, lifetimes
     // `'static`): this runs in a `static` initializer, outside the function.
     let output_ty = match &m.output {
-        OutputKind::Json(_) => Some(&m.output_ty),
+        OutputKind::Json => Some(&m.output_ty),
         OutputKind::Result { ok, .. } => match &**ok {
-            OutputKind::Json(_) => Some(&m.output_ty),
+            OutputKind::Json => Some(&m.output_ty),
             _ => None,
         },
         _ => None,
@@ -197,8 +263,13 @@ fn convert(m: &ToolModel, kind: &OutputKind, value: TokenStream) -> TokenStream 
     match kind {
         OutputKind::Unit => quote!({ let () = #value; #p::Ok(#p::Output::unit()) }),
         OutputKind::Text => quote!(#p::Ok(#p::Output::text(#value))),
-        OutputKind::Json(ty) => {
-            let json = located_at(quote!(#p::output_json(&#value)), ty.span());
+        OutputKind::Json => {
+            // Whether the type serializes is checked once, by `output_checks`.
+            let json = quote! {{
+                #[allow(unused_imports)]
+                use #p::{JsonViaNothing as _, JsonViaSerialize as _};
+                (&&#p::JsonProbe(&#value)).output_json()
+            }};
             if !m.keeps_raw {
                 return json;
             }
@@ -500,26 +571,49 @@ pub fn unmarked_method(krate: &TokenStream, self_ty: &syn::Type, method: &syn::I
     }
 }
 
-/// What is emitted beside a tool whose definition has errors: the handle and a `Tool`
-/// impl that type-checks, so `toolbox![...]` and other uses produce no further errors.
-pub fn placeholder(
+/// The accessor `toolbox!` calls for `value.method`, for a `#[tool]` method outside a
+/// `#[tools]` block (an error already reported): it returns a placeholder tool declared
+/// inside it (the `impl` block can hold no struct), named like the method, so listing
+/// the method produces no further error.
+pub fn orphan_method_accessor(
     krate: &TokenStream,
     cfgs: &[Attribute],
     vis: &syn::Visibility,
-    handle: &syn::Ident,
+    fn_ident: &syn::Ident,
     name: &str,
-    method: Option<(&syn::Type, &syn::Ident)>,
 ) -> TokenStream {
     let p = quote!(#krate::__private);
     let cfg = cfg_attrs(cfgs);
-    let decl = match method {
-        None => free_handle(krate, &cfg, vis, handle),
-        Some((self_ty, fn_ident)) => {
-            method_handle(krate, &cfg, vis, handle, self_ty, fn_ident, quote!(), quote!({ let _ = self; #handle }))
-        }
-    };
+    let accessor = format_ident!("__toolkit_tool_{}", super::syntax::unraw(fn_ident));
+    let tool = placeholder_tool(krate, &quote!(), &format_ident!("__toolkit_Placeholder"), name);
     quote! {
-        #decl
+        #cfg
+        #[doc(hidden)]
+        #[allow(non_snake_case, dead_code)]
+        #vis fn #accessor(self: ::std::sync::Arc<Self>) -> impl #p::MethodTool<Handle: #p::Tool>
+        where
+            Self: ::core::marker::Sized,
+        {
+            #[allow(non_camel_case_types)]
+            struct __toolkit_Placeholder;
+            impl #p::MethodTool for __toolkit_Placeholder {
+                type Handle = Self;
+                fn handle(self) -> Self {
+                    self
+                }
+            }
+            #tool
+            let _ = self;
+            __toolkit_Placeholder
+        }
+    }
+}
+
+/// A `Tool` impl for a placeholder handle: no arguments, the placeholder spec, and a call
+/// that says the tool is not available.
+fn placeholder_tool(krate: &TokenStream, cfg: &TokenStream, handle: &syn::Ident, name: &str) -> TokenStream {
+    let p = quote!(#krate::__private);
+    quote! {
         #cfg
         impl #p::Tool for #handle {
             type Args = #p::NoArgs;
@@ -534,5 +628,29 @@ pub fn placeholder(
                 async { #p::Err(#p::placeholder_error()) }
             }
         }
+    }
+}
+
+/// What is emitted beside a tool whose definition has errors: the handle and a `Tool`
+/// impl that type-checks, so `toolbox![...]` and other uses produce no further errors.
+pub fn placeholder(
+    krate: &TokenStream,
+    cfgs: &[Attribute],
+    vis: &syn::Visibility,
+    handle: &syn::Ident,
+    name: &str,
+    method: Option<(&syn::Type, &syn::Ident)>,
+) -> TokenStream {
+    let cfg = cfg_attrs(cfgs);
+    let decl = match method {
+        None => free_handle(krate, &cfg, vis, handle),
+        Some((self_ty, fn_ident)) => {
+            method_handle(krate, &cfg, vis, handle, self_ty, fn_ident, quote!(), quote!({ let _ = self; #handle }))
+        }
+    };
+    let tool = placeholder_tool(krate, &cfg, handle, name);
+    quote! {
+        #decl
+        #tool
     }
 }

@@ -8,7 +8,7 @@ mod param;
 mod parse;
 mod syntax;
 
-pub use expand::{companions, placeholder, unmarked_method};
+pub use expand::{companions, orphan_method_accessor, placeholder, unmarked_method};
 pub use model::{NameProblem, Site, TIMEOUT_UNITS, build, check_name, checked_name, parse_timeout};
 pub use param::clean_signature;
 pub use parse::{RawExpr, ToolOptions, explain};
@@ -69,10 +69,14 @@ pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {
             quote!(#function #companions)
         }
         // A function taking `self` sits in an `impl` block, where the placeholder's
-        // struct could not go: emit the error and the function only.
+        // struct could not go: emit the error, the function, and the accessor `toolbox!`
+        // calls for `value.method` (its placeholder tool declared inside it), so listing
+        // the method adds no second error about a missing `__toolkit_tool_...`.
         _ if item.sig.receiver().is_some() => {
             let errs = errors.to_compile_errors();
-            quote!(#errs #function)
+            let name = unraw(&item.sig.ident);
+            let accessor = orphan_method_accessor(&krate, &cfgs(attrs), vis, &item.sig.ident, &name);
+            quote!(#errs #function #accessor)
         }
         _ => {
             let errs = errors.to_compile_errors();

@@ -56,8 +56,12 @@ pub struct ToolModel {
 pub enum OutputKind {
     Unit,
     Text,
-    Json(Type),
-    Result { ok: Box<OutputKind>, err: Option<Type> },
+    /// Sent as JSON; the type is `ToolModel::output_ty`.
+    Json,
+    Result {
+        ok: Box<OutputKind>,
+        err: Option<Box<Type>>,
+    },
 }
 
 /// What breaks the name rule `^[a-zA-Z0-9_-]{1,64}$` (accepted by every provider), which
@@ -229,9 +233,9 @@ fn classify_output(ty: &Type, errors: &mut Errors, top: bool) -> OutputKind {
                     Some(t) => classify_output(t, errors, false),
                     None => OutputKind::Unit,
                 };
-                OutputKind::Result { ok: Box::new(ok), err: args.get(1).map(|t| (*t).clone()) }
+                OutputKind::Result { ok: Box::new(ok), err: args.get(1).map(|t| Box::new((*t).clone())) }
             }
-            _ => OutputKind::Json(ty.clone()),
+            _ => OutputKind::Json,
         },
     }
 }
@@ -402,8 +406,8 @@ pub fn build(
     };
     let (output_ty, borrows) = nameable(success, self_ty);
     let json = match &output {
-        OutputKind::Json(_) => true,
-        OutputKind::Result { ok, .. } => matches!(**ok, OutputKind::Json(_)),
+        OutputKind::Json => true,
+        OutputKind::Result { ok, .. } => matches!(**ok, OutputKind::Json),
         OutputKind::Unit | OutputKind::Text => false,
     };
     let keeps_raw = json && !borrows;

@@ -101,15 +101,15 @@ pub const fn keeps_raw<T: Tool>() -> bool {
 }
 
 /// The companion struct of a `#[hook]` function, as `hooks!` names it (by the function's
-/// path). Implemented by each expansion, never by a blanket impl (see [`Listable`]).
+/// path); a `#[tool]` function's names [`IsATool`]. Implemented by each expansion, never
+/// by a blanket impl (see [`Listable`]).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a hook",
     label = "not a hook",
     note = "`hooks!` lists `#[hook]` functions by path (`sandbox`, `policy::audit`): put `#[hook(before)]`, `#[hook(after)]` or `#[hook(error)]` on the function"
 )]
 pub trait Hookable {
-    type Handle: HookDef;
-    const HANDLE: Self::Handle;
+    type Handle;
 }
 
 /// A `#[hook]` function's name and its [`Hook`].
@@ -118,15 +118,31 @@ pub trait HookDef {
     fn hook() -> Hook;
 }
 
-/// The [`Hook`] of a `#[hook]` function named by its path in `hooks!` (one bound, as
-/// [`listed_entry`]).
-#[inline]
-pub fn hookable_hook<T: Hookable>() -> Hook {
-    <T::Handle as HookDef>::hook()
+/// What a `#[tool]` function is to `hooks!`: not a hook (see [`HookedHook`]).
+pub struct IsATool;
+
+/// A hook handle listed as `T` in `hooks!`: every [`HookDef`]; not [`IsATool`], which is
+/// what a tool listed there gives, with this message.
+#[diagnostic::on_unimplemented(
+    message = "`{T}` is a tool: put it in `toolbox![...]`",
+    label = "a tool, not a hook",
+    note = "`hooks!` lists hooks (`#[hook]` functions); tools go in `toolbox![...]`"
+)]
+pub trait HookedHook<T>: HookDef {}
+impl<H: HookDef, T> HookedHook<T> for H {}
+
+/// One entry of a `hooks!`: the hook's name (for the compile-time check of repeats) and
+/// its [`Hook`], from one call of [`hooked`] (so a path that is not a hook is reported
+/// once; see [`listed`]).
+#[derive(Clone, Copy)]
+pub struct Hooked {
+    pub name: &'static str,
+    pub hook: fn() -> Hook,
 }
 
-/// The name of a `#[hook]` function named by its path in `hooks!`.
+/// A `#[hook]` function named by its path in `hooks!`, as a [`Hooked`], called as
+/// `hooked::<path, _>()` (the handle inferred, as in [`listed`]).
 #[inline]
-pub const fn hookable_name<T: Hookable>() -> &'static str {
-    <T::Handle as HookDef>::NAME
+pub const fn hooked<T: Hookable<Handle = H>, H: HookedHook<T>>() -> Hooked {
+    Hooked { name: H::NAME, hook: H::hook }
 }

@@ -109,21 +109,33 @@ pub fn entry<T: Tool>(tool: T) -> ToolEntry {
     ToolEntry::of(tool)
 }
 
-/// The entry of a `#[tool]` function named by its path in `toolbox!`. Its one bound,
-/// `T: Listable`, is the one error for a path that is not a tool ([`listed_name`] has
-/// the same bound at the same tokens, so rustc shows it once).
+/// One free entry of a `toolbox!`: the tool's name (for the compile-time check of
+/// repeats) and how to make its entry. Both come from one call of [`listed`], so a path
+/// that is not a tool is reported once.
+#[derive(Clone, Copy)]
+pub struct Listed {
+    pub name: &'static str,
+    pub entry: fn() -> ToolEntry,
+}
+
+/// A `#[tool]` function named by its path in `toolbox!`, as a [`Listed`], called as
+/// `listed::<path, _>()`. Its bounds are the errors for a path that is not a tool:
+/// `T: Listable` ("`Calculator` is not a tool"), and for a hook, whose handle is
+/// [`IsAHook`], `ListedTool` ("`trim` is a hook: put it in `hooks![...]`"). The handle
+/// type is inferred through `Listable<Handle = H>` rather than the projection
+/// `T::Handle`, which would fail a second time (at the whole `toolbox!`) when `T` is not
+/// `Listable`.
 #[inline]
-pub fn listed_entry<T: Listable>() -> ToolEntry {
+pub const fn listed<T: Listable<Handle = H>, H: ListedTool<T>>() -> Listed {
+    Listed { name: H::NAME, entry: listed_entry::<T, H> }
+}
+
+fn listed_entry<T: Listable<Handle = H>, H: ListedTool<T>>() -> ToolEntry {
     ToolEntry::of(T::HANDLE)
 }
 
-/// The name of a `#[tool]` function named by its path in `toolbox!`.
-#[inline]
-pub const fn listed_name<T: Listable>() -> &'static str {
-    <T::Handle as Tool>::NAME
-}
-
-/// The handle of a `#[tool]` function, as `toolbox!` names it (by the function's path).
+/// The handle of a `#[tool]` function, as `toolbox!` names it (by the function's path);
+/// a `#[hook]` function's names [`IsAHook`].
 ///
 /// Implemented by each expansion, never by a blanket impl: for a path that is not a tool,
 /// `listed::<T>()` fails once and its type is left unknown, so nothing else in the
@@ -134,9 +146,22 @@ pub const fn listed_name<T: Listable>() -> &'static str {
     note = "`toolbox!` lists `#[tool]` functions by name (`get_weather`) and `#[tool]` methods of an `Arc` value (`store.read_file`): put `#[tool]` on the function"
 )]
 pub trait Listable {
-    type Handle: Tool;
+    type Handle;
     const HANDLE: Self::Handle;
 }
+
+/// What a `#[hook]` function is to `toolbox!`: not a tool (see [`ListedTool`]).
+pub struct IsAHook;
+
+/// A tool handle listed as `T` in `toolbox!`: every [`Tool`]; not [`IsAHook`], which is
+/// what a hook listed there gives, with this message.
+#[diagnostic::on_unimplemented(
+    message = "`{T}` is a hook: put it in `hooks![...]`",
+    label = "a hook, not a tool",
+    note = "`toolbox!` lists tools; hooks go in `hooks![...]`, or on the toolbox with `.with_hook({T}::hook())`"
+)]
+pub trait ListedTool<T>: Tool {}
+impl<H: Tool, T> ListedTool<T> for H {}
 
 /// What `#[tools]` gives a method of its block that is not marked `#[tool]`, so that
 /// listing it in `toolbox!` says so (see [`MethodTool`]).

@@ -14,9 +14,84 @@ use super::*;
 pub trait ToolOutput: serde::Serialize {}
 impl<T: serde::Serialize + ?Sized> ToolOutput for T {}
 
-#[inline]
-pub fn output_json<T: ToolOutput>(value: &T) -> Result<Output, ToolError> {
-    Output::json(value)
+/// The one check that a tool's output serializes, spanned at the type to blame: for a
+/// list, a map or an `Option` of `T` (whose serializing is `T`'s), the check of `T`
+/// itself, so `-> Vec<Item>` reads like `-> Item` and `-> Result<Item, E>` ("`Item`
+/// cannot be a tool's output"), not "the trait bound `Item: Serialize` is not satisfied".
+/// See [`check_items`].
+pub const fn check_output<T: ToolOutput + ?Sized>() {}
+
+/// A standard container that serializes exactly when its items do (what lets
+/// `#[tool]` check the items instead of the container; see [`check_output`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's output: it is not the standard container its name says",
+    label = "not `std`'s",
+    note = "return a type that implements `serde::Serialize`"
+)]
+pub trait SerializesItems {
+    type Item: ?Sized;
+}
+
+macro_rules! serializes_items {
+    ($($t:ty => [$($g:tt)*]),*) => {$(
+        impl<$($g)*> SerializesItems for $t {
+            type Item = T;
+        }
+    )*};
+}
+serializes_items!(
+    Vec<T> => [T], std::collections::VecDeque<T> => [T], std::collections::LinkedList<T> => [T],
+    std::collections::BinaryHeap<T> => [T], std::collections::BTreeSet<T> => [T],
+    std::collections::HashSet<T, S> => [T, S], Option<T> => [T], Box<T> => [T: ?Sized]
+);
+
+/// A standard map, which serializes exactly when its keys and values do.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's output: it is not the standard map its name says",
+    label = "not `std`'s",
+    note = "return a type that implements `serde::Serialize`"
+)]
+pub trait SerializesEntries {
+    type Key;
+    type Value;
+}
+impl<K, V> SerializesEntries for std::collections::BTreeMap<K, V> {
+    type Key = K;
+    type Value = V;
+}
+impl<K, V, S> SerializesEntries for std::collections::HashMap<K, V, S> {
+    type Key = K;
+    type Value = V;
+}
+
+/// `C` holds `I`s (see [`check_output`]).
+pub const fn check_items<C: SerializesItems<Item = I> + ?Sized, I: ?Sized>() {}
+
+/// `M` maps `K`s to `V`s (see [`check_output`]).
+pub const fn check_entries<M: SerializesEntries<Key = K, Value = V>, K, V>() {}
+
+/// A tool's output as JSON, used as `(&&JsonProbe(&value)).output_json()`: the check that
+/// the type serializes is [`check_output`], once, at the type; this has a silent fallback
+/// so that the same mistake is not reported a second time here.
+pub struct JsonProbe<'a, T: ?Sized>(pub &'a T);
+
+pub trait JsonViaSerialize {
+    fn output_json(&self) -> Result<Output, ToolError>;
+}
+impl<T: serde::Serialize + ?Sized> JsonViaSerialize for &JsonProbe<'_, T> {
+    #[inline]
+    fn output_json(&self) -> Result<Output, ToolError> {
+        Output::json(self.0)
+    }
+}
+pub trait JsonViaNothing {
+    fn output_json(&self) -> Result<Output, ToolError>;
+}
+impl<T: ?Sized> JsonViaNothing for JsonProbe<'_, T> {
+    fn output_json(&self) -> Result<Output, ToolError> {
+        Err(ToolError::new(ErrorKind::Unavailable, "this tool is not available")
+            .with_detail("the tool's output type does not implement `Serialize`"))
+    }
 }
 
 #[diagnostic::on_unimplemented(
