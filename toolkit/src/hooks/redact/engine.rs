@@ -189,6 +189,7 @@ impl Engine {
     /// Checks match `m` of rule `pid`; if it holds a secret, pushes its spans and returns
     /// where the search goes on (a span read by hand may run past the match, never past
     /// `to`). Capture groups are resolved only for rules that have them.
+    #[allow(clippy::too_many_arguments)]
     fn accept<'e>(
         &'e self,
         text: &str,
