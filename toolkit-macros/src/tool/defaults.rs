@@ -111,6 +111,30 @@ fn known_default(ty: &Type) -> Option<Known> {
     }
 }
 
+/// Whether the type is spelled as a number or a `bool`, which a string cannot be.
+pub fn is_scalar(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|seg| {
+        seg.arguments.is_none()
+            && matches!(
+                seg.ident.to_string().as_str(),
+                "i8" | "i16"
+                    | "i32"
+                    | "i64"
+                    | "i128"
+                    | "isize"
+                    | "u8"
+                    | "u16"
+                    | "u32"
+                    | "u64"
+                    | "u128"
+                    | "usize"
+                    | "f32"
+                    | "f64"
+                    | "bool"
+            )
+    })
+}
+
 /// `5` for 5.0, `0.5` for 0.5.
 fn plain(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { n.to_string() }

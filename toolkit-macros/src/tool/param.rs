@@ -299,17 +299,38 @@ pub fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<S
             Override::Explicit(e) => (Some(&e.0), e.0.to_token_stream()),
             Override::Inherit => (None, Ident::new("default", d.span()).to_token_stream()),
         };
-        let constraints = defaults::Constraints {
-            minimum: options.minimum.as_ref().map(|e| &e.0),
-            maximum: options.maximum.as_ref().map(|e| &e.0),
-            one_of: options.one_of.as_ref().map(|e| &e.0),
-            min_length: options.min_length.as_ref(),
-            max_length: options.max_length.as_ref(),
-            pattern: options.pattern.as_ref(),
-            format: options.format.as_ref(),
-            items_one_of: options.items_one_of.as_ref().map(|e| &e.0),
-        };
-        defaults::check(expr, &ty, &constraints, at, errors);
+        if let Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })) = expr
+            && defaults::is_scalar(&ty)
+        {
+            let ty_name = ty.to_token_stream().to_string().replace(' ', "");
+            let text = s.value();
+            let written = text.trim();
+            let example = match ty_name.as_str() {
+                "bool" if written == "true" || written == "false" => written,
+                "bool" => "false",
+                _ if written.parse::<f64>().is_ok() => written,
+                _ => "5",
+            };
+            errors.at(
+                s,
+                format!(
+                    "`default = {}` is a string, and `{ty_name}` is not: write the value without quotes, such as `default = {example}`",
+                    s.to_token_stream()
+                ),
+            );
+        } else {
+            let constraints = defaults::Constraints {
+                minimum: options.minimum.as_ref().map(|e| &e.0),
+                maximum: options.maximum.as_ref().map(|e| &e.0),
+                one_of: options.one_of.as_ref().map(|e| &e.0),
+                min_length: options.min_length.as_ref(),
+                max_length: options.max_length.as_ref(),
+                pattern: options.pattern.as_ref(),
+                format: options.format.as_ref(),
+                items_one_of: options.items_one_of.as_ref().map(|e| &e.0),
+            };
+            defaults::check(expr, &ty, &constraints, at, errors);
+        }
     }
     if let (Some(min), Some(max)) = (&options.min_length, &options.max_length)
         && let (Ok(a), Ok(b)) = (min.base10_parse::<usize>(), max.base10_parse::<usize>())
