@@ -121,7 +121,7 @@ pub use toolbox::{Toolbox, ToolboxError};
 ///
 /// | option | meaning |
 /// |---|---|
-/// | `default` / `default = expr` | optional, with the type's `Default` or this value (a string literal converts with `Into`) |
+/// | `default` / `default = expr` | optional, with the type's `Default` or this value. A string literal converts with `From<&str>` (`String`, `PathBuf`, ...) or, for any other `Deserialize` type, is read as the model would send it: `default = "celsius"` for an enum that serializes its variant `Celsius` as `"celsius"` (read when the spec is first built; a string that is no value of the type panics there, naming the parameter). A literal default that breaks the parameter's own `minimum`, `maximum`, `one_of`, lengths, `pattern`, `items_one_of` or checked `format` is a compile error at the default, as is a string default for a number or a `bool` |
 /// | `rename = "dueDate"` | the name on the wire |
 /// | `minimum = 1`, `maximum = 50` | bounds of a number, in the schema and checked when parsing |
 /// | `min_length = 1`, `max_length = 200` | characters of a string, items of a list |

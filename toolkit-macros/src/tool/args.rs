@@ -45,8 +45,15 @@ pub fn args_struct(m: &ToolModel) -> TokenStream {
             let f = default_fn_ident(binding);
             let value = match d {
                 DefaultValue::Inherit => quote_spanned!(ty.span()=> #krate::__private::param_default::<#ty>()),
+                // A string literal: the type's `From<&str>` (`String`, `PathBuf`, ...), else
+                // the value the model would send (`"celsius"` for an enum), read by its
+                // `Deserialize` (autoref: the first that applies).
                 DefaultValue::Expr(syn::Expr::Lit(l)) if matches!(l.lit, syn::Lit::Str(_)) => {
-                    quote!(::core::convert::Into::into(#l))
+                    quote! {{
+                        #[allow(unused_imports)]
+                        use #p::{StrDefaultViaFrom as _, StrDefaultViaDeserialize as _, StrDefaultViaNothing as _};
+                        (&&&#p::StrDefault::<#ty>::new(#l, #wire)).value()
+                    }}
                 }
                 DefaultValue::Expr(e) => quote!(#e),
             };

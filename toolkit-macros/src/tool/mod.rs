@@ -2,7 +2,9 @@
 
 mod args;
 mod constraints;
+mod defaults;
 mod expand;
+mod formats;
 mod model;
 mod param;
 mod parse;

@@ -8,6 +8,7 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, GenericArgument, Ident, LitInt, LitStr, Pat, PathArguments, Signature, Token, Type};
 
+use super::defaults;
 use super::parse::{ArgOptions, RawExpr};
 use super::syntax::{cfgs, last_segment, type_args, unraw};
 use crate::docs::{self, Docs};
@@ -201,18 +202,6 @@ fn check_format(lit: &LitStr, errors: &mut Errors) {
     }
 }
 
-fn int_value(expr: &syn::Expr) -> Option<f64> {
-    match expr {
-        syn::Expr::Lit(l) => match &l.lit {
-            syn::Lit::Int(i) => i.base10_parse::<f64>().ok(),
-            syn::Lit::Float(f) => f.base10_parse::<f64>().ok(),
-            _ => None,
-        },
-        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => int_value(&u.expr).map(|v| -v),
-        _ => None,
-    }
-}
-
 pub fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<Span>) -> Option<Param> {
     let binding = match &*pat.pat {
         Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
@@ -295,11 +284,53 @@ pub fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<S
     if let Some(f) = &options.format {
         check_format(f, errors);
     }
-    if let (Some(min), Some(max)) = (&options.minimum, &options.maximum)
-        && let (Some(a), Some(b)) = (int_value(&min.0), int_value(&max.0))
-        && a > b
-    {
-        errors.at(&max.0, format!("`maximum` ({b}) is below `minimum` ({a}): no value could pass"));
+    let bounds_ok = match (&options.minimum, &options.maximum) {
+        (Some(min), Some(max)) => match (defaults::number(&min.0), defaults::number(&max.0)) {
+            (Some(a), Some(b)) if a > b => {
+                errors.at(&max.0, format!("`maximum` ({b}) is below `minimum` ({a}): no value could pass"));
+                false
+            }
+            _ => true,
+        },
+        _ => true,
+    };
+    if let (Some(d), false, true) = (&options.default, optional, bounds_ok) {
+        let (expr, at) = match &**d {
+            Override::Explicit(e) => (Some(&e.0), e.0.to_token_stream()),
+            Override::Inherit => (None, Ident::new("default", d.span()).to_token_stream()),
+        };
+        if let Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. })) = expr
+            && defaults::is_scalar(&ty)
+        {
+            let ty_name = ty.to_token_stream().to_string().replace(' ', "");
+            let text = s.value();
+            let written = text.trim();
+            let example = match ty_name.as_str() {
+                "bool" if written == "true" || written == "false" => written,
+                "bool" => "false",
+                _ if written.parse::<f64>().is_ok() => written,
+                _ => "5",
+            };
+            errors.at(
+                s,
+                format!(
+                    "`default = {}` is a string, and `{ty_name}` is not: write the value without quotes, such as `default = {example}`",
+                    s.to_token_stream()
+                ),
+            );
+        } else {
+            let constraints = defaults::Constraints {
+                minimum: options.minimum.as_ref().map(|e| &e.0),
+                maximum: options.maximum.as_ref().map(|e| &e.0),
+                one_of: options.one_of.as_ref().map(|e| &e.0),
+                min_length: options.min_length.as_ref(),
+                max_length: options.max_length.as_ref(),
+                pattern: options.pattern.as_ref(),
+                format: options.format.as_ref(),
+                items_one_of: options.items_one_of.as_ref().map(|e| &e.0),
+            };
+            defaults::check(expr, &ty, &constraints, at, errors);
+        }
     }
     if let (Some(min), Some(max)) = (&options.min_length, &options.max_length)
         && let (Ok(a), Ok(b)) = (min.base10_parse::<usize>(), max.base10_parse::<usize>())

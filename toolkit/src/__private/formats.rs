@@ -5,6 +5,9 @@
 //! library's parsers, which follow RFC 2673 and RFC 4291) and `uuid` (RFC 9562's hex
 //! form). Any other format (`email`, `uri`, `hostname`, ...) is only published in the
 //! schema: a check that is not exact would refuse values the tool could take.
+//!
+//! The macro crate repeats these grammars (`toolkit-macros/src/tool/formats.rs`) to check
+//! a literal `default` at compile time; the two share their test vectors.
 
 #![allow(missing_docs)]
 

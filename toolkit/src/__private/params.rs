@@ -38,6 +38,76 @@ pub fn param_default<T: ParamDefault>() -> T {
     T::default()
 }
 
+/// A string literal given as a parameter's default (`#[arg(default = "celsius")]`),
+/// turned into the parameter's type by autoref specialization, used as
+/// `(&&&StrDefault::<T>::new(text, param)).value()`: with `T: From<&str>` (`String`,
+/// `PathBuf`, `Arc<str>`, ...), else, for any `T: Deserialize`, read as the JSON string
+/// the model would send (a unit variant of an enum, by its serialized name; no
+/// allocation for one). A string that is not a value of `T` panics when the spec is
+/// first built (which reads the default to publish it), naming the parameter and the fix.
+pub struct StrDefault<T> {
+    text: &'static str,
+    param: &'static str,
+    of: PhantomData<fn() -> T>,
+}
+
+impl<T> StrDefault<T> {
+    #[inline]
+    pub fn new(text: &'static str, param: &'static str) -> Self {
+        StrDefault { text, param, of: PhantomData }
+    }
+}
+
+pub trait StrDefaultViaFrom {
+    type Value;
+    fn value(&self) -> Self::Value;
+}
+impl<T: From<&'static str>> StrDefaultViaFrom for &&StrDefault<T> {
+    type Value = T;
+    #[inline]
+    fn value(&self) -> T {
+        T::from(self.text)
+    }
+}
+
+pub trait StrDefaultViaDeserialize {
+    type Value;
+    fn value(&self) -> Self::Value;
+}
+impl<T: serde::de::DeserializeOwned> StrDefaultViaDeserialize for &StrDefault<T> {
+    type Value = T;
+    fn value(&self) -> T {
+        let text = serde::de::value::BorrowedStrDeserializer::<serde::de::value::Error>::new(self.text);
+        match T::deserialize(text) {
+            Ok(value) => value,
+            Err(e) => not_a_value::<T>(self.text, self.param, &e),
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn not_a_value<T>(text: &str, param: &str, e: &serde::de::value::Error) -> ! {
+    let ty = std::any::type_name::<T>();
+    let short = ty.rsplit("::").next().unwrap_or(ty);
+    panic!(
+        "`#[arg(default = {text:?})]` on parameter `{param}`: {text:?} is not a value of `{ty}` ({e}); write the value as the model would send it, or the Rust value (`default = {short}::...`)"
+    )
+}
+
+/// Only for a type that is not `Deserialize`, which is already an error at the
+/// parameter's type: this keeps it the only one.
+pub trait StrDefaultViaNothing {
+    type Value;
+    fn value(&self) -> Self::Value;
+}
+impl<T> StrDefaultViaNothing for StrDefault<T> {
+    type Value = T;
+    fn value(&self) -> T {
+        panic!("`{}` has no value for the default {:?}", self.param, self.text)
+    }
+}
+
 /// Computes the schema's `default` for a parameter: the value serialized, when the type
 /// is `Serialize` (autoref specialization; otherwise no `default` is published).
 pub struct DefaultProbe<'a, T>(pub &'a T);
