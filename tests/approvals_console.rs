@@ -38,7 +38,9 @@ fn browser() -> Option<(PathBuf, PathBuf)> {
         if std::env::var("TOOLKIT_REQUIRE_BROWSER").as_deref() == Ok("1") {
             panic!("{why}, and TOOLKIT_REQUIRE_BROWSER=1 requires them");
         }
-        eprintln!("skipped: the approvals console's browser test: {why}");
+        // Straight to stderr: the test harness captures `eprintln!`, and this must be seen.
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "skipped: the approvals console's browser test: {why}");
     }
     found
 }

@@ -90,7 +90,11 @@ pub fn available(what: &str) -> bool {
         panic!("{what}: {why}, and TOOLKIT_REQUIRE_REDIS=1 requires it");
     }
     static SAID: std::sync::Once = std::sync::Once::new();
-    SAID.call_once(|| eprintln!("skipped: the tests that need Redis ({what}, and any others): {why}"));
+    // Straight to stderr: the test harness captures `eprintln!`, and this must be seen.
+    SAID.call_once(|| {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "skipped: the tests that need Redis ({what}, and any others): {why}");
+    });
     false
 }
 
