@@ -294,27 +294,10 @@ async fn a_long_tool_list_is_served_in_pages() {
 
     // One page by hand (stateless 2026-07-28 request): 200 tools and a cursor.
     let page = |cursor: Option<&str>| {
-        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
-        let mut params = json!({"_meta": meta});
-        if let Some(c) = cursor {
-            params["cursor"] = json!(c);
-        }
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}).to_string();
+        let params = cursor.map_or(json!({}), |c| json!({"cursor": c}));
         let url = url.clone();
         async move {
-            let reply = reqwest::Client::new()
-                .post(&url)
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json, text/event-stream")
-                .header("MCP-Protocol-Version", "2026-07-28")
-                .header("Mcp-Method", "tools/list")
-                .body(body)
-                .send()
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
+            let (_, reply) = modern(&url, "tools/list", None, params).await;
             let json = reply.lines().find_map(|l| l.strip_prefix("data: ")).unwrap_or(&reply).to_owned();
             serde_json::from_str::<Value>(&json).unwrap_or_else(|e| panic!("{e}: {reply}"))
         }
@@ -347,26 +330,10 @@ async fn the_body_limit_is_the_documented_sixteen_mebibytes() {
     let url = http.url();
     let stop = http.shutdown_token();
     let running = tokio::spawn(http.run());
-    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
     let post = |size: usize| {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "echo", "arguments": {"value": "x".repeat(size)}, "_meta": meta}})
-        .to_string();
+        let params = json!({"name": "echo", "arguments": {"value": "x".repeat(size)}});
         let url = url.clone();
-        async move {
-            let reply = reqwest::Client::new()
-                .post(&url)
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json, text/event-stream")
-                .header("MCP-Protocol-Version", "2026-07-28")
-                .header("Mcp-Method", "tools/call")
-                .header("Mcp-Name", "echo")
-                .body(body)
-                .send()
-                .await
-                .unwrap();
-            (reply.status().as_u16(), reply.text().await.unwrap())
-        }
+        async move { modern(&url, "tools/call", Some("echo"), params).await }
     };
     let (status, body) = post(6 << 20).await;
     assert_eq!(status, 200, "{}", &body[..body.len().min(300)]);
@@ -376,4 +343,22 @@ async fn the_body_limit_is_the_documented_sixteen_mebibytes() {
     assert!(body.contains("larger than 16 MiB"), "{body}");
     stop.cancel();
     running.await.unwrap().unwrap();
+}
+
+/// One stateless 2026-07-28 request by hand: `method` with `params` (its `_meta` added),
+/// the headers that era asks for; the status and the body.
+async fn modern(url: &str, method: &str, name: Option<&str>, mut params: Value) -> (u16, String) {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", method);
+    if let Some(name) = name {
+        request = request.header("Mcp-Name", name);
+    }
+    let reply = request.body(body).send().await.unwrap();
+    (reply.status().as_u16(), reply.text().await.unwrap())
 }
