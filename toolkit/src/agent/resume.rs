@@ -30,12 +30,12 @@ impl Agent {
     /// [`EffectLedger`](crate::hooks::EffectLedger): resuming the same state twice, from
     /// two processes at once, or after a crash never runs it twice; the second attempt
     /// gets the recorded result (outcome `replayed`) or is told the call is in doubt.
-    /// Across processes this needs [`AgentBuilder::durable`] with a shared store.
+    /// Across processes this needs [`AgentBuilder::durable`](super::AgentBuilder::durable) with a shared store.
     ///
     /// A resumed run goes on as a plain run: a run started with
     /// [`run_typed`](Agent::run_typed) or [`run_stream`](Agent::run_stream) that pauses is
     /// resumed without its answer type or its stream (neither is part of the state); its
-    /// events still reach [`on_event`](AgentBuilder::on_event).
+    /// events still reach [`on_event`](super::AgentBuilder::on_event).
     pub fn resume(&self, state: RunState, decisions: impl IntoIterator<Item = CallDecision>) -> ResumeRequest<'_> {
         ResumeRequest { agent: self, state: Box::new(state), decisions: decisions.into_iter().collect() }
     }
