@@ -14,7 +14,8 @@ use serde_json::Value;
 /// let a = toolkit::Annotations { read_only: true, ..Default::default() };
 /// assert!(a.read_only && !a.destructive);
 /// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Annotations {
     /// The tool does not change its environment.
     pub read_only: bool,

@@ -52,11 +52,13 @@ use crate::toolbox::Toolbox;
 mod as_tool;
 mod builder;
 mod resume;
+mod steps;
 mod stream;
 mod typed;
 pub use as_tool::AgentTool;
 pub use builder::{AgentBuildError, AgentBuilder};
 pub use resume::{ResumeError, ResumeRequest};
+pub use steps::{RunPlan, Step, StepResult, ToolPlan};
 pub use stream::{RunEvent, RunStream};
 pub use typed::{TypedRun, TypedRunRequest};
 
@@ -736,16 +738,7 @@ impl Inner {
                 turn.push(TurnCall { call, result: Some(result) });
                 continue;
             }
-            let error = result.error.as_ref();
-            let shown = error.and_then(|e| e.detail.clone()).unwrap_or_else(|| call.arguments.clone());
-            let reason = result.content.strip_prefix("deferred: ").unwrap_or(&result.content).to_owned();
-            pending.push(PendingCall {
-                call_id: call.id.clone(),
-                tool: call.name.clone(),
-                digest: crate::digest::text_digest(&shown),
-                arguments: shown,
-                reason,
-            });
+            pending.extend(PendingCall::of(&call, &result));
             turn.push(TurnCall { call, result: None });
         }
         let labels = [

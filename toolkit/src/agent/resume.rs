@@ -125,13 +125,7 @@ impl Inner {
             let Some(pending) = state.pending().iter().find(|p| p.call_id() == decision.call_id) else {
                 return Err(ResumeError::UnknownCall(decision.call_id));
             };
-            // The digest the decision carries, the one the state carries, and the one of
-            // the arguments the state shows must all agree.
-            if decision.digest != pending.digest()
-                || crate::digest::text_digest(pending.arguments()) != pending.digest()
-            {
-                return Err(ResumeError::ArgumentsChanged { call_id: decision.call_id });
-            }
+            pending.check(&decision)?;
             let CallDecision { call_id, digest, approval } = decision;
             if checked.insert(call_id.clone(), Decided { digest, approval }).is_some() {
                 return Err(ResumeError::DuplicateDecision(call_id));

@@ -84,6 +84,37 @@ pub struct PendingCall {
 }
 
 impl PendingCall {
+    /// The pending call a result stands for, when a hook deferred `call`
+    /// ([`ErrorKind::Deferred`](crate::ErrorKind::Deferred)): the arguments the deferring
+    /// hook saw, its reason, and their digest.
+    pub fn of(call: &ToolCall, result: &ToolResult) -> Option<PendingCall> {
+        if result.kind() != Some(crate::ErrorKind::Deferred) {
+            return None;
+        }
+        let shown = result.error.as_ref().and_then(|e| e.detail.clone()).unwrap_or_else(|| call.arguments.clone());
+        let reason = result.content.strip_prefix("deferred: ").unwrap_or(&result.content).to_owned();
+        Some(PendingCall {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            digest: crate::digest::text_digest(&shown),
+            arguments: shown,
+            reason,
+        })
+    }
+
+    /// Whether `decision` answers this call: made for its id and for the arguments it
+    /// shows (the digest the decision carries, the call's, and the one of the arguments
+    /// it shows all agree). A decision that does not is refused before anything runs.
+    pub fn check(&self, decision: &CallDecision) -> Result<(), crate::agent::ResumeError> {
+        if decision.call_id != self.call_id {
+            return Err(crate::agent::ResumeError::UnknownCall(decision.call_id.clone()));
+        }
+        if decision.digest != self.digest || crate::digest::text_digest(&self.arguments) != self.digest {
+            return Err(crate::agent::ResumeError::ArgumentsChanged { call_id: decision.call_id.clone() });
+        }
+        Ok(())
+    }
+
     /// The call id.
     pub fn call_id(&self) -> &str {
         &self.call_id
