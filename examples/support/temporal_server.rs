@@ -111,7 +111,11 @@ pub fn available(what: &str) -> bool {
     static SAID: std::sync::Once = std::sync::Once::new();
     SAID.call_once(|| {
         use std::io::Write;
-        let _ = writeln!(std::io::stderr(), "skipped: the tests that need Temporal ({what}, and any others): {}", why_missing());
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: the tests that need Temporal ({what}, and any others): {}",
+            why_missing()
+        );
     });
     false
 }
