@@ -633,3 +633,30 @@ async fn odd_names_doc_lines_and_the_path_spelling_of_tool_all_work() {
     assert!(description.contains("\u{a0}\u{a0}Its text, cut to a screen."), "{description:?}");
     assert_eq!(tools.call(ToolCall::new("2", "count", "{}")).await.content, "3");
 }
+
+/// Ask a backend that is down.
+#[tool(read_only)]
+fn backend_down() -> Result<String, ToolError> {
+    Err(ToolError::new(ErrorKind::Unavailable, "the backend is down; try again in a minute")
+        .with_detail("503 from upstream"))
+}
+
+/// Read a file that is not there.
+#[tool]
+fn missing_file() -> Result<String, std::io::Error> {
+    Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
+}
+
+#[tokio::test]
+async fn a_tool_error_keeps_the_kind_and_detail_the_tool_gave_it() {
+    let tools = toolbox![backend_down, missing_file];
+    // A `ToolError` the tool built: its kind is what retries, breakers and engines go by.
+    let down = tools.call(ToolCall::new("1", "backend_down", "{}")).await;
+    assert_eq!(down.kind(), Some(ErrorKind::Unavailable));
+    assert_eq!(down.content, "the backend is down; try again in a minute");
+    assert_eq!(down.error.unwrap().detail.as_deref(), Some("503 from upstream"));
+    // Any other error is the tool's failure, its message what the model reads.
+    let missing = tools.call(ToolCall::new("2", "missing_file", "{}")).await;
+    assert_eq!(missing.kind(), Some(ErrorKind::ToolFailed));
+    assert_eq!(missing.content, "no such file");
+}

@@ -94,6 +94,24 @@ fn notify(#[context] cx: &CallContext<'_>, order: u32) -> String {
     format!("notified the customer of order {order}")
 }
 
+/// Check the warehouse: read-only, and its backend is down.
+#[tool(read_only)]
+fn stock(#[context] cx: &CallContext<'_>, order: u32) -> Result<String, ToolError> {
+    effect("stock", &cx.idempotency_key());
+    Err(ToolError::new(ErrorKind::Unavailable, format!("the warehouse does not answer (order {order})")))
+}
+
+/// A model whose provider refuses every request.
+struct Refusing;
+
+impl Model for Refusing {
+    fn complete<'a>(&'a self, _: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
+        Box::pin(async {
+            Err(ModelError::Rejected { url: "http://model.test".into(), status: 400, message: "bad schema".into() })
+        })
+    }
+}
+
 /// An offline model that works through `steps` (one reply each: the calls of that turn,
 /// each with the user's order number), then reports the results. It reads only the
 /// conversation, so every worker answers alike.
@@ -157,7 +175,9 @@ fn agents(store: Arc<dyn Store>) -> Vec<Agent> {
             .durable(store)
             .build()
             .unwrap();
-    vec![desk, charger, trio]
+    let warehouse = Agent::builder(Steps(vec![vec!["stock"]]), toolbox![stock]).name("warehouse").build().unwrap();
+    let refused = Agent::builder(Refusing, toolbox![stock]).name("refused").build().unwrap();
+    vec![desk, charger, trio, warehouse, refused]
 }
 
 /// The worker: serves the agents until killed. Runs only as a child of a test below.
@@ -394,4 +414,39 @@ async fn three_workers_finish_two_hundred_runs_with_no_effect_repeated() {
         results.iter().flat_map(|r| &r.records).filter(|r| r.tool == "notify" && r.outcome == Outcome::Blocked).count();
     assert_eq!(blocked, RUNS - 50);
     drop(workers);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failures_reach_the_model_or_the_caller() {
+    let Some(server) = TemporalServer::start_or_skip("failures reach the model or the caller") else {
+        return;
+    };
+    let dir = support::scratch("temporal-failures");
+    let worker = WorkerProcess::start(&server, &dir, "failures", None, false);
+    let client = toolkit_temporal::connect(&server.address(), "default").await.unwrap();
+    let agents = Agents::new(client, "failures");
+
+    // A read-only call that keeps failing in a way worth retrying: three attempts (the
+    // worker's default), then the model reads the last one's error, and its record.
+    let run = agents.start(RunInput::new("warehouse", "check order 3"), "stock-3").await.unwrap();
+    let result = run.result().await.unwrap();
+    assert_eq!(result.text, "done: the warehouse does not answer (order 3)");
+    let attempts: Vec<String> = effects(&dir).into_iter().filter(|(t, _)| t == "stock").map(|(_, key)| key).collect();
+    assert_eq!(attempts.len(), 3, "{attempts:?}");
+    assert!(attempts.iter().all(|k| *k == attempts[0]), "one idempotency key for every attempt");
+    assert_eq!(result.records.len(), 1);
+    assert_eq!(result.records[0].outcome, Outcome::Failed(ErrorKind::Unavailable));
+
+    // A model that refuses: the run fails, and the caller is told why.
+    let run = agents.start(RunInput::new("refused", "check order 4"), "refused-4").await.unwrap();
+    let error = run.result().await.unwrap_err().to_string();
+    assert!(error.contains("the model call of turn 1 failed"), "{error}");
+    assert!(error.contains("bad schema"), "{error}");
+
+    // An agent the workers do not serve: the run fails, naming the activity.
+    let run = agents.start(RunInput::new("nobody", "hello"), "nobody-1").await.unwrap();
+    let error = run.result().await.unwrap_err().to_string();
+    assert!(error.contains("the plan of agent `nobody` could not be read"), "{error}");
+    assert!(error.contains("is a worker serving this agent on task queue `failures`?"), "{error}");
+    drop(worker);
 }

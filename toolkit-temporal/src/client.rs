@@ -1,5 +1,6 @@
 //! The client's side: start a run, decide its pending calls, await or query it.
 
+use temporalio_client::errors::WorkflowGetResultError;
 use temporalio_client::{
     Client, WorkflowGetResultOptions, WorkflowHandle, WorkflowQueryOptions, WorkflowSignalOptions, WorkflowStartOptions,
 };
@@ -108,7 +109,11 @@ impl AgentRunHandle {
 
     /// Waits for the run to finish (through any pause, for as long as it takes).
     pub async fn result(&self) -> Result<RunResult, Error> {
-        self.handle.get_result(WorkflowGetResultOptions::default()).await.map_err(|e| Error::Run(e.to_string()))
+        self.handle.get_result(WorkflowGetResultOptions::default()).await.map_err(|e| match e {
+            // The workflow's own message, not the SDK's rendering of the failure.
+            WorkflowGetResultError::Failed(failure) => Error::Run(failure.failure().message.clone()),
+            other => Error::Run(other.to_string()),
+        })
     }
 }
 

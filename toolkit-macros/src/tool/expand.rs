@@ -300,8 +300,8 @@ fn convert(m: &ToolModel, kind: &OutputKind, value: TokenStream) -> TokenStream 
                     #p::Err(__toolkit_err) => {
                         #err_check
                         #[allow(unused_imports)]
-                        use #p::{ErrorViaDisplay as _, ErrorViaError as _, ErrorViaNothing as _};
-                        #p::Err((&&&#p::ErrorProbe(__toolkit_err)).tool_error())
+                        use #p::{ErrorViaDisplay as _, ErrorViaError as _, ErrorViaNothing as _, ErrorViaToolError as _};
+                        #p::Err((&&&&#p::ErrorProbe(__toolkit_err)).tool_error())
                     }
                 }
             }

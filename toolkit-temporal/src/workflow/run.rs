@@ -50,8 +50,18 @@ impl AgentWorkflow {
         let options = ActivityOptions::with_start_to_close_timeout(Duration::from_secs(60))
             .retry_policy(retry::tool_retry_policy(toolkit::Annotations { read_only: true, ..Default::default() }, 3))
             .build();
-        let Opening { plan, mut messages, settings } =
-            ctx.execute_activity(PlanActivity::named(retry::plan_activity(&agent)), task, options).await?;
+        let opening = ctx.execute_activity(PlanActivity::named(retry::plan_activity(&agent)), task, options).await;
+        let Opening { plan, mut messages, settings } = match opening {
+            Ok(opening) => opening,
+            Err(error) => {
+                let message = format!(
+                    "the plan of agent `{agent}` could not be read ({}): is a worker serving this agent on task queue `{}`?",
+                    failure_message(&error),
+                    ctx.task_queue()
+                );
+                return Err(ApplicationFailure::non_retryable(message).into());
+            }
+        };
         let run = Run { agent, run_id, session, plan, settings };
 
         let mut records = Vec::new();

@@ -128,11 +128,22 @@ impl<T: ?Sized> OutputViaNothing for OutputProbe<T> {
 pub fn check_error<E: ToolErrorType + ?Sized>(_: &E) {}
 
 /// Turns a tool's `Err` into a [`ToolError`] by autoref specialization, used as
-/// `(&&&ErrorProbe(e)).tool_error()`: the model reads the error's `Display`; when it is
+/// `(&&&&ErrorProbe(e)).tool_error()`: a `ToolError` is kept as it is; otherwise the model reads the error's `Display`; when it is
 /// a `std::error::Error`, its source chain becomes operator-only detail; an error type
 /// that is not even `Display` (already reported once by [`check_error`]) still resolves,
 /// so the mistake is not reported a second time.
 pub struct ErrorProbe<E>(pub E);
+
+/// A [`ToolError`] the tool built itself is kept as it is: its kind (`unavailable`,
+/// `timed_out`, ...) is what retries, breakers and engines decide by.
+pub trait ErrorViaToolError {
+    fn tool_error(&self) -> ToolError;
+}
+impl ErrorViaToolError for &&&ErrorProbe<ToolError> {
+    fn tool_error(&self) -> ToolError {
+        self.0.clone()
+    }
+}
 
 pub trait ErrorViaError {
     fn tool_error(&self) -> ToolError;
