@@ -310,7 +310,8 @@ impl ExecutableActivity for ToolActivity {
 async fn with_heartbeats<T>(ctx: &ActivityContext, timeout: Duration, work: impl Future<Output = T>) -> T {
     let every = (timeout / 3).max(Duration::from_millis(100));
     let mut work = std::pin::pin!(work);
-    let mut ticks = tokio::time::interval(every);
+    // The first beat after a period: a call that ends sooner sends none.
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     loop {
         tokio::select! {
             done = &mut work => return done,

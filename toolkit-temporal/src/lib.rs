@@ -48,7 +48,7 @@
 //! Only data: the call (id, tool, arguments), the run's id and session, and a decision.
 //! The agent itself (model client, toolbox, hooks) lives in the worker, built by your
 //! code at start. Give the agent [`durable`](toolkit::agent::AgentBuilder::durable)
-//! over a store every worker shares (a [`RedisStore`](toolkit::hooks::RedisStore)):
+//! over a store every worker shares (a `RedisStore`, toolkit's `redis` feature):
 //! its effect ledger then makes a `destructive` call, or a call approved by a decision,
 //! take effect at most once across workers.
 //!
