@@ -162,6 +162,10 @@ async fn malformed_json_rpc_is_skipped_or_refused_and_the_session_goes_on() {
     h.client.send(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":"not an object"}"#).await;
     let refused = h.client.recv().await;
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    // ...and so is an id that is a fraction (no answer could carry it back as sent).
+    h.client.send(r#"{"jsonrpc":"2.0","id":7.5,"method":"ping"}"#).await;
+    let refused = h.client.recv().await;
+    assert_eq!(refused["error"]["message"], "Invalid Request: `id` must be a string or an integer", "{refused}");
     // ...an unknown method is Method not found, promptly...
     h.client.send(r#"{"jsonrpc":"2.0","id":8,"method":"tools/frobnicate","params":{}}"#).await;
     let unknown = h.client.recv().await;
@@ -304,12 +308,12 @@ async fn fragments_and_long_multi_line_messages_do_not_stall_the_session() {
     assert_eq!(disconnect(h).await, [echoed.clone(), echoed.clone(), echoed]);
 }
 
-/// Past `with_max_running_calls`, a call is answered at once with an error result
-/// saying so, and never reaches the toolbox; once the running ones finish, calls run
-/// again (before, a client could start any number of calls at once).
+/// Past `with_max_running_calls`, a call waits for a slot; past the queue too, it is
+/// answered at once with an error result naming both limits, and never reaches the
+/// toolbox (before, the third call was refused although the client was reading).
 #[tokio::test]
-async fn calls_past_the_running_limit_are_refused_at_once() {
-    let mut h = start_with(|server| server.with_max_running_calls(2));
+async fn calls_past_the_running_limit_wait_then_past_the_queue_are_refused() {
+    let mut h = start_with(|server| server.with_max_running_calls(2).with_max_queued_calls(1));
     h.client.send(INITIALIZE).await;
     h.client.recv().await;
     h.client.send(INITIALIZED).await;
@@ -317,19 +321,91 @@ async fn calls_past_the_running_limit_are_refused_at_once() {
         h.client.send(&call(id, "slow", json!({"ms": 500}))).await;
     }
     tokio::time::sleep(Duration::from_millis(100)).await;
-    h.client.send(&call(52, "echo", json!({"value": "third"}))).await;
+    h.client.send(&call(52, "echo", json!({"value": "queued"}))).await;
+    h.client.send(&call(53, "echo", json!({"value": "one too many"}))).await;
     let refused = h.client.recv().await;
-    assert_eq!(refused["id"], 52, "answered before the slow ones: {refused}");
+    assert_eq!(refused["id"], 53, "answered before the others: {refused}");
     assert_eq!(refused["result"]["isError"], true, "{refused}");
     let text = refused["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.starts_with("The server is running 2 calls already"), "{text}");
-    let mut finished: Vec<Value> = vec![h.client.recv().await["id"].clone(), h.client.recv().await["id"].clone()];
+    assert_eq!(
+        text,
+        "The server is running 2 calls and 1 more are waiting, its limits; try again when one has finished."
+    );
+    let mut finished: Vec<Value> = Vec::new();
+    for _ in 0..3 {
+        let answer = h.client.recv().await;
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        finished.push(answer["id"].clone());
+    }
     finished.sort_by_key(|id| id.as_u64());
-    assert_eq!(finished, [json!(50), json!(51)]);
-    h.client.send(&call(53, "echo", json!({"value": "again"}))).await;
-    assert_eq!(h.client.recv().await["result"]["isError"], false);
+    assert_eq!(finished, [json!(50), json!(51), json!(52)], "the queued call ran once a slot was free");
     let ran: Vec<String> = disconnect(h).await.into_iter().map(|(tool, _)| tool).collect();
     assert_eq!(ran, ["slow", "slow", "echo"], "the refused call never reached the toolbox");
+}
+
+/// Pipelined calls of a slow tool, many more than may run at once, from a client that
+/// reads: every one runs (queued), none is refused.
+#[tokio::test]
+async fn pipelined_calls_past_the_running_limit_all_run() {
+    let mut h = start_with(|server| server.with_max_running_calls(4));
+    h.client.send(INITIALIZE).await;
+    h.client.recv().await;
+    h.client.send(INITIALIZED).await;
+    for id in 100..140 {
+        h.client.send(&call(id, "slow", json!({"ms": 20}))).await;
+    }
+    for _ in 100..140 {
+        let answer = h.client.recv().await;
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+    }
+    assert_eq!(disconnect(h).await.len(), 40);
+}
+
+/// A client that writes requests without reading the answers: once the window of
+/// unanswered requests (and the pipe's buffer) is full, the server stops reading, so
+/// the client's writes stop going through and the server holds a bounded number of
+/// requests; when the client reads, everything is answered, once each.
+#[tokio::test]
+async fn a_client_that_does_not_read_is_not_read_either() {
+    const SENT: u64 = 5_000;
+    let mut h = start_with(|server| server.with_max_unanswered_requests(8));
+    h.client.send(INITIALIZE).await;
+    h.client.recv().await;
+    h.client.send(INITIALIZED).await;
+    let Harness { client: Raw { mut write, mut lines }, server, records, .. } = h;
+    let writer = tokio::spawn(async move {
+        for id in 1000..1000 + SENT {
+            let line = format!("{}\n", call(id, "echo", json!({"value": id})));
+            write.write_all(line.as_bytes()).await.unwrap();
+        }
+        write
+    });
+    // Wait until the server stops taking requests (the count stays put).
+    let mut seen = usize::MAX;
+    loop {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let now = records.lock().unwrap().len();
+        if now == seen {
+            break;
+        }
+        seen = now;
+    }
+    assert!(!writer.is_finished(), "the client could write all {SENT} requests although it read nothing");
+    // The window (8) plus what the pipes between the server and the client hold (two
+    // 64 KiB buffers of ~100-byte answers): far from the 5,000 sent.
+    assert!(seen < 1_500, "{seen} requests were run for a client that read nothing");
+    let mut ids = std::collections::HashSet::new();
+    for _ in 0..SENT {
+        let line = lines.next_line().await.unwrap().unwrap();
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        assert!(ids.insert(answer["id"].as_u64().unwrap()), "answered twice: {answer}");
+    }
+    let mut write = writer.await.unwrap();
+    write.shutdown().await.unwrap();
+    drop(lines);
+    server.await.unwrap().unwrap();
+    assert_eq!(records.lock().unwrap().len() as u64, SENT);
 }
 
 #[tokio::test]

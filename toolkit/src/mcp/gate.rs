@@ -66,8 +66,9 @@ impl Gate {
             }
             return Verdict::Forward;
         };
-        if !(id.is_string() || id.is_number()) {
-            return Verdict::Reply(error(&Value::Null, -32600, "Invalid Request: `id` must be a string or a number"));
+        if !(id.is_string() || id.is_i64()) {
+            // A fractional or huge number is not an id the SDK answers to as sent.
+            return Verdict::Reply(error(&Value::Null, -32600, "Invalid Request: `id` must be a string or an integer"));
         }
         let Value::String(method) = method else {
             return Verdict::Reply(error(id, -32600, "Invalid Request: `method` must be a string"));

@@ -1,9 +1,12 @@
 //! Serving a toolbox over MCP's streamable HTTP transport.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
-use std::net::SocketAddr;
-use std::sync::Arc;
-use std::time::Duration;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
@@ -54,6 +57,13 @@ type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 ///   (`http://localhost:*` and the like), or one added with
 ///   [`with_allowed_origins`](McpHttpServer::with_allowed_origins); others, and
 ///   `Origin: null`, get 403. Requests without `Origin` (not from a browser) pass.
+/// - **Connections**: at most 32 per client address that have sent nothing for a second
+///   since they opened ([`with_max_idle_per_peer`](McpHttpServer::with_max_idle_per_peer)):
+///   a new one past it closes that address's oldest such connection. At most 1,024 connections at
+///   once ([`with_max_connections`](McpHttpServer::with_max_connections)): a new one past
+///   it closes the oldest that has sent nothing, else the one idle the longest between
+///   requests; only when every connection is busy does it wait. Connections opened and
+///   left cannot keep other clients out.
 /// - **Timeouts**: a client must send a request's headers within 10 s of connecting or
 ///   of its previous response (so a half-sent request or an idle connection is closed;
 ///   [`with_header_timeout`](McpHttpServer::with_header_timeout)), and at shutdown the
@@ -82,6 +92,7 @@ pub struct McpHttpServer {
     header_timeout: Duration,
     shutdown_timeout: Duration,
     max_connections: usize,
+    max_idle_per_peer: usize,
 }
 
 impl std::fmt::Debug for McpHttpServer {
@@ -116,6 +127,7 @@ impl McpHttpServer {
             header_timeout: Duration::from_secs(10),
             shutdown_timeout: Duration::from_secs(10),
             max_connections: 1024,
+            max_idle_per_peer: 32,
         })
     }
 
@@ -155,10 +167,22 @@ impl McpHttpServer {
         self
     }
 
-    /// How many connections are served at once (default 1,024, at least 1); past it,
-    /// new connections wait in the listen queue until one closes.
+    /// How many connections are served at once (default 1,024, at least 1). A new
+    /// connection past it closes the oldest one that has sent nothing, else the one idle
+    /// the longest between requests; when every connection is busy, it waits in the
+    /// listen queue until one closes.
     pub fn with_max_connections(mut self, n: usize) -> Self {
         self.max_connections = n.max(1);
+        self
+    }
+
+    /// How many connections that have sent nothing for a second since they opened one
+    /// client address may hold (default 32, at least 1): a new connection from an
+    /// address that holds that many closes the oldest of them. Clients behind one address (a proxy, a NAT) share it.
+    /// A connection idle between requests is not counted (the header timeout closes it
+    /// in time; closing it sooner could meet its client reusing it).
+    pub fn with_max_idle_per_peer(mut self, n: usize) -> Self {
+        self.max_idle_per_peer = n.max(1);
         self
     }
 
@@ -192,7 +216,9 @@ impl McpHttpServer {
             header_timeout,
             shutdown_timeout,
             max_connections,
+            max_idle_per_peer,
         } = self;
+        let open = Arc::new(Open::default());
         // Every session of this HTTP server shares one connection state.
         let server = server.for_new_connection();
         // The sessions end after the calls are told the shutdown is no cancellation.
@@ -206,7 +232,7 @@ impl McpHttpServer {
         loop {
             let accepted = tokio::select! {
                 () = shutdown.cancelled() => break,
-                accepted = listener.accept(), if connections.len() < max_connections => accepted,
+                accepted = listener.accept() => accepted,
                 // Reap finished connections so the set does not grow without bound.
                 Some(_) = connections.join_next(), if !connections.is_empty() => continue,
             };
@@ -218,12 +244,41 @@ impl McpHttpServer {
                     continue;
                 }
             };
+            // An address holding too many connections that have sent nothing loses the
+            // oldest of them.
+            while open.silent_of(peer.ip()) >= max_idle_per_peer && open.close_oldest_idle(Some(peer.ip())) {}
+            // Full: the oldest idle connection makes room; when every one is busy, this
+            // one waits (and the next ones in the listen queue) until one ends.
+            while connections.len() >= max_connections {
+                // One closing at a time is enough (a few, should one be slow to end);
+                // a connection busy now may be idle at the next look.
+                if open.closing() < 4 {
+                    open.close_oldest_idle(None);
+                }
+                tokio::select! {
+                    () = shutdown.cancelled() => break,
+                    Some(_) = connections.join_next() => {}
+                    () = tokio::time::sleep(Duration::from_millis(50)) => {}
+                }
+            }
+            if shutdown.is_cancelled() {
+                break;
+            }
             let (service, manager) = (service.clone(), Arc::clone(&manager));
             let shutdown = shutdown.clone();
+            let (id, close) = open.add(peer.ip());
+            let open = Arc::clone(&open);
             connections.spawn(async move {
+                let tracked = Arc::clone(&open);
                 let route = hyper::service::service_fn(move |request: Request<Incoming>| {
                     let (service, manager) = (service.clone(), Arc::clone(&manager));
-                    async move { Ok::<_, Infallible>(route(request, service, &manager, header_timeout).await) }
+                    // Busy from the request's start until its response's body is dropped
+                    // (sent, or the connection gone): a streamed answer keeps it busy.
+                    let busy = Busy::start(Arc::clone(&tracked), id);
+                    async move {
+                        let response = route(request, service, &manager, header_timeout).await;
+                        Ok::<_, Infallible>(response.map(|body| Tracked { body, _busy: busy }.boxed()))
+                    }
                 });
                 let connection = http1::Builder::new()
                     .timer(TokioTimer::new())
@@ -236,7 +291,13 @@ impl McpHttpServer {
                         connection.as_mut().graceful_shutdown();
                         connection.await
                     }
+                    () = close.cancelled() => {
+                        tracing::debug!(%peer, "closing an idle MCP HTTP connection to make room");
+                        connection.as_mut().graceful_shutdown();
+                        connection.await
+                    }
                 };
+                open.remove(id);
                 if let Err(error) = served {
                     tracing::debug!(%peer, %error, "MCP HTTP connection ended with an error");
                 }
@@ -344,4 +405,172 @@ fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
 
 fn not_found() -> Response<Body> {
     plain(StatusCode::NOT_FOUND, "not found: the MCP endpoint is /mcp\n")
+}
+
+/// The open connections: per connection its client's address, whether a request is
+/// under way (and since when it is idle), and how to close it.
+#[derive(Default)]
+struct Open {
+    state: Mutex<OpenState>,
+}
+
+#[derive(Default)]
+struct OpenState {
+    next: u64,
+    connections: HashMap<u64, OneConnection>,
+    /// Connections told to close that have not ended yet.
+    closing: usize,
+}
+
+struct OneConnection {
+    peer: IpAddr,
+    /// Requests under way (a response's body not yet dropped).
+    busy: usize,
+    /// When it last became idle (`busy` fell to 0), or opened.
+    idle_since: Instant,
+    /// Whether a request has come on it: a connection that has sent nothing is the
+    /// first to go.
+    used: bool,
+    close: CancellationToken,
+    closing: bool,
+}
+
+impl Open {
+    fn lock(&self) -> std::sync::MutexGuard<'_, OpenState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new connection from `peer`: its id and the token that closes it.
+    fn add(&self, peer: IpAddr) -> (u64, CancellationToken) {
+        let mut state = self.lock();
+        state.next += 1;
+        let (id, close) = (state.next, CancellationToken::new());
+        let connection = OneConnection {
+            peer,
+            busy: 0,
+            idle_since: Instant::now(),
+            used: false,
+            close: close.clone(),
+            closing: false,
+        };
+        state.connections.insert(id, connection);
+        (id, close)
+    }
+
+    fn remove(&self, id: u64) {
+        let mut state = self.lock();
+        if state.connections.remove(&id).is_some_and(|c| c.closing) {
+            state.closing -= 1;
+        }
+    }
+
+    fn closing(&self) -> usize {
+        self.lock().closing
+    }
+
+    /// How many connections `peer` holds that have sent nothing for [`SILENT`] since
+    /// they opened (not counting those closing).
+    fn silent_of(&self, peer: IpAddr) -> usize {
+        self.lock().connections.values().filter(|c| c.peer == peer && c.silent() && !c.closing).count()
+    }
+
+    /// Closes one idle connection: of `peer`, the oldest that has sent nothing; of
+    /// anyone (`None`), the oldest that has sent nothing, else the one idle the longest
+    /// between requests (whose client may be about to reuse it: only when the server is
+    /// full).
+    fn close_oldest_idle(&self, peer: Option<IpAddr>) -> bool {
+        let mut state = self.lock();
+        let idle = |c: &&OneConnection| c.busy == 0 && !c.closing;
+        // Of one address: only connections silent for a while (a client's new connection
+        // whose first request is on its way is not one). When full: any that has sent
+        // nothing, the oldest first (a new client's is the youngest).
+        let unused = state
+            .connections
+            .iter()
+            .filter(|(_, c)| idle(c) && !c.used && peer.is_none_or(|p| c.peer == p && c.silent()))
+            .min_by_key(|(_, c)| c.idle_since)
+            .map(|(id, _)| *id);
+        let kept_alive =
+            || state.connections.iter().filter(|(_, c)| idle(c)).min_by_key(|(_, c)| c.idle_since).map(|(id, _)| *id);
+        let oldest = match (unused, peer) {
+            (Some(id), _) => Some(id),
+            (None, None) => kept_alive(),
+            (None, Some(_)) => None,
+        };
+        if let Some(id) = oldest
+            && let Some(connection) = state.connections.get_mut(&id)
+        {
+            connection.closing = true;
+            connection.close.cancel();
+            state.closing += 1;
+            return true;
+        }
+        false
+    }
+
+    fn set_busy(&self, id: u64, delta: isize) {
+        let mut state = self.lock();
+        if let Some(connection) = state.connections.get_mut(&id) {
+            connection.used = true;
+            connection.busy = connection.busy.saturating_add_signed(delta);
+            if connection.busy == 0 {
+                connection.idle_since = Instant::now();
+            }
+        }
+    }
+}
+
+/// How long a connection that has sent nothing since it opened must stay silent before
+/// it counts against its address's limit.
+const SILENT: Duration = Duration::from_secs(1);
+
+impl OneConnection {
+    fn silent(&self) -> bool {
+        !self.used && self.idle_since.elapsed() >= SILENT
+    }
+}
+
+/// A request under way on a connection, until dropped.
+struct Busy {
+    open: Arc<Open>,
+    id: u64,
+}
+
+impl Busy {
+    fn start(open: Arc<Open>, id: u64) -> Busy {
+        open.set_busy(id, 1);
+        Busy { open, id }
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.open.set_busy(self.id, -1);
+    }
+}
+
+/// A response body that keeps its connection busy until it is dropped.
+struct Tracked {
+    body: Body,
+    _busy: Busy,
+}
+
+impl hyper::body::Body for Tracked {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
 }

@@ -92,6 +92,10 @@ struct Inner {
     connections: Arc<AtomicU64>,
     /// The most calls one connection (stdio) or the HTTP server runs at once.
     max_running: usize,
+    /// The most calls waiting for one of those slots; past it a call is refused.
+    max_queued: usize,
+    /// The most requests of a stdio client waiting for their answers.
+    max_unanswered: usize,
 }
 
 /// What one connection (a byte stream, or an HTTP server with its sessions) shares.
@@ -104,6 +108,10 @@ struct Connection {
     /// The session label of this connection's calls when the transport has no MCP
     /// session (stdio): `connection-<n>`.
     label: Arc<str>,
+    /// One permit per call that may run now (`max_running`).
+    running: Arc<tokio::sync::Semaphore>,
+    /// Calls waiting for a permit.
+    queued: std::sync::atomic::AtomicUsize,
 }
 
 impl Connection {
@@ -113,6 +121,8 @@ impl Connection {
             calls: TaskTracker::default(),
             closed: CancellationToken::default(),
             label: format!("connection-{n}").into(),
+            running: Arc::new(tokio::sync::Semaphore::new(inner.max_running)),
+            queued: std::sync::atomic::AtomicUsize::new(0),
         })
     }
 }
@@ -165,6 +175,8 @@ impl McpServer {
             calls: Arc::default(),
             connections: Arc::default(),
             max_running: 256,
+            max_queued: 1024,
+            max_unanswered: 1024,
         };
         let connection = Connection::new(&inner);
         McpServer { inner: Arc::new(inner), connection }
@@ -197,11 +209,31 @@ impl McpServer {
     }
 
     /// The most tool calls running at once (default 256, at least 1): per connection
-    /// over stdio, for the whole server over HTTP. A call past it is answered at once
-    /// with an error result saying so (it does not reach the toolbox), so a client that
-    /// sends calls faster than they finish cannot pile up work without end.
+    /// over stdio, for the whole server over HTTP. A call past it waits for one to
+    /// finish, in a queue of at most [`with_max_queued_calls`](McpServer::with_max_queued_calls);
+    /// a cancelled call leaves the queue.
     pub fn with_max_running_calls(mut self, n: usize) -> Self {
         Arc::make_mut(&mut self.inner).max_running = n.max(1);
+        self
+    }
+
+    /// The most tool calls waiting to run when [`with_max_running_calls`](McpServer::with_max_running_calls)
+    /// are running (default 1,024). A call past both is answered at once with an error
+    /// result naming the two limits (it does not reach the toolbox), so a client that
+    /// sends calls faster than they finish cannot pile up work without end.
+    pub fn with_max_queued_calls(mut self, n: usize) -> Self {
+        Arc::make_mut(&mut self.inner).max_queued = n;
+        self
+    }
+
+    /// The most requests of a client on a byte stream (stdio) waiting for their answers
+    /// (default 1,024, at least 1). When that many are unanswered, because they run or
+    /// because the client does not read what it is sent, the server stops reading its
+    /// input until an answer is written: a client that writes without reading holds a
+    /// bounded amount of memory. HTTP needs no such bound: each request waits on its own
+    /// connection.
+    pub fn with_max_unanswered_requests(mut self, n: usize) -> Self {
+        Arc::make_mut(&mut self.inner).max_unanswered = n.max(1);
         self
     }
 
@@ -257,8 +289,10 @@ impl McpServer {
         let (from_sdk, sdk_out) = tokio::io::duplex(1 << 16);
         let (_, sdk_write) = tokio::io::split(sdk_out);
         let (replies, replied) = tokio::sync::mpsc::channel(64);
-        let input = tokio::spawn(stream::pump_in(reader, to_sdk, replies, connection.closed.clone()));
-        let output = tokio::spawn(stream::pump_out(from_sdk, replied, writer));
+        let window = stream::Window::new(server.inner.max_unanswered);
+        let closed = connection.closed.clone();
+        let input = tokio::spawn(stream::pump_in(reader, to_sdk, replies, closed, std::sync::Arc::clone(&window)));
+        let output = tokio::spawn(stream::pump_out(from_sdk, replied, writer, window));
         let outcome = match server.serve_with_ct((sdk_read, sdk_write), CancellationToken::new()).await {
             Ok(running) => running.waiting().await.map(|reason| {
                 tracing::debug!(?reason, "MCP session ended");
@@ -310,13 +344,31 @@ impl McpServer {
 
     async fn run_call(&self, request: CallToolRequestParams, cx: RequestContext<RoleServer>) -> CallToolResult {
         let inner = &*self.inner;
-        if self.connection.calls.len() >= inner.max_running {
-            tracing::warn!(id = %cx.id, limit = inner.max_running, "too many tool calls running; refusing one");
-            return CallToolResult::error(vec![ContentBlock::text(format!(
-                "The server is running {} calls already (its limit); try again when one has finished.",
-                inner.max_running
-            ))]);
-        }
+        let connection = &*self.connection;
+        // A slot to run in: at once, or after the calls ahead of it, in a bounded queue.
+        let _slot = match Arc::clone(&connection.running).try_acquire_owned() {
+            Ok(slot) => slot,
+            Err(_) => {
+                if connection.queued.fetch_add(1, Ordering::Relaxed) >= inner.max_queued {
+                    connection.queued.fetch_sub(1, Ordering::Relaxed);
+                    tracing::warn!(id = %cx.id, running = inner.max_running, queued = inner.max_queued, "too many tool calls; refusing one");
+                    return CallToolResult::error(vec![ContentBlock::text(format!(
+                        "The server is running {} calls and {} more are waiting, its limits; try again when one has \
+                         finished.",
+                        inner.max_running, inner.max_queued
+                    ))]);
+                }
+                let waited = tokio::select! {
+                    slot = Arc::clone(&connection.running).acquire_owned() => slot.ok(),
+                    () = cx.ct.cancelled() => None,
+                };
+                connection.queued.fetch_sub(1, Ordering::Relaxed);
+                match waited {
+                    Some(slot) => slot,
+                    None => return CallToolResult::error(vec![ContentBlock::text("The call was cancelled.")]),
+                }
+            }
+        };
         let structured = inner.routes.get(request.name.as_ref()).is_some_and(|r| r.structured);
         let arguments = match &request.arguments {
             Some(arguments) => serde_json::to_string(arguments).unwrap_or_default(),
@@ -327,7 +379,6 @@ impl McpServer {
         // Unique per server, and still showing the client's request id.
         let n = inner.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let call = ToolCall::new(format!("mcp-{n}-{}", cx.id), request.name, arguments);
-        let connection = &*self.connection;
         // The records carry the MCP session (streamable HTTP), else the connection.
         let session = cx
             .extensions

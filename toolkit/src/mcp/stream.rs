@@ -2,9 +2,12 @@
 //! JSON-RPC in, checked by the [`Gate`]; the SDK's messages and the gate's answers out,
 //! one whole line at a time.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use super::gate::{Gate, Verdict, error};
@@ -13,14 +16,51 @@ use super::gate::{Gate, Verdict, error};
 /// toolbox refuses arguments over its own, smaller, limit anyway).
 const MAX_MESSAGE: usize = 16 << 20;
 
+/// The requests of one connection whose answers the client has not been sent yet: at
+/// most the window's size. When it is full the server stops reading the client's input
+/// until an answer is written, so a client that sends without reading holds a bounded
+/// amount of the server's memory, not one request (and one answer) per line it wrote.
+pub(crate) struct Window {
+    slots: Arc<Semaphore>,
+    /// Request id (its JSON text) → the slot it holds.
+    held: Mutex<HashMap<String, OwnedSemaphorePermit>>,
+}
+
+impl Window {
+    pub(crate) fn new(size: usize) -> Arc<Window> {
+        Arc::new(Window { slots: Arc::new(Semaphore::new(size.max(1))), held: Mutex::default() })
+    }
+
+    /// Waits for a slot for request `id` (reading stops meanwhile).
+    async fn hold(&self, id: &Value) {
+        let Ok(permit) = Arc::clone(&self.slots).acquire_owned().await else { return };
+        // A repeated id replaces (and frees) the earlier one's slot: one answer comes.
+        self.lock().insert(id.to_string(), permit);
+    }
+
+    /// The request `id` was answered (or cancelled): its slot is free.
+    fn release(&self, id: &Value) {
+        self.lock().remove(&id.to_string());
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, OwnedSemaphorePermit>> {
+        self.held.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// Reads the client's messages and passes those the gate lets through to the SDK.
 ///
 /// A line that is not JSON is skipped (there is no id to answer to); a message
 /// pretty-printed over several lines is gathered until it parses. At the end of the
 /// client's input (or a read error), `closed` is cancelled and the SDK sees its input
-/// end.
-pub(crate) async fn pump_in<R, W>(reader: R, mut to_sdk: W, replies: mpsc::Sender<Value>, closed: CancellationToken)
-where
+/// end. A request passed on holds a slot of `window` until its answer is written.
+pub(crate) async fn pump_in<R, W>(
+    reader: R,
+    mut to_sdk: W,
+    replies: mpsc::Sender<Value>,
+    closed: CancellationToken,
+    window: Arc<Window>,
+) where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
@@ -93,6 +133,16 @@ where
         };
         match gate.check(&message) {
             Verdict::Forward => {
+                match (message.get("method"), message.get("id")) {
+                    (Some(_), Some(id)) => window.hold(id).await,
+                    // A cancelled request gets no answer (the protocol says none is sent).
+                    (Some(Value::String(method)), None) if method == "notifications/cancelled" => {
+                        if let Some(id) = message.get("params").and_then(|p| p.get("requestId")) {
+                            window.release(id);
+                        }
+                    }
+                    _ => {}
+                }
                 let mut bytes = serde_json::to_vec(&message).unwrap_or_default();
                 bytes.push(b'\n');
                 if to_sdk.write_all(&bytes).await.is_err() {
@@ -112,8 +162,9 @@ where
 }
 
 /// Writes the SDK's messages and the gate's answers to the client, each a whole line,
-/// until both have ended (or the client cannot be written to).
-pub(crate) async fn pump_out<R, W>(from_sdk: R, mut replies: mpsc::Receiver<Value>, mut writer: W)
+/// until both have ended (or the client cannot be written to). An answer written frees
+/// its request's slot of `window`.
+pub(crate) async fn pump_out<R, W>(from_sdk: R, mut replies: mpsc::Receiver<Value>, mut writer: W, window: Arc<Window>)
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -121,22 +172,24 @@ where
     let mut sdk = BufReader::new(from_sdk).lines();
     let (mut sdk_open, mut replies_open) = (true, true);
     while sdk_open || replies_open {
-        let line = tokio::select! {
+        let (line, from_sdk) = tokio::select! {
             line = sdk.next_line(), if sdk_open => match line {
-                Ok(Some(line)) => line,
+                Ok(Some(line)) => (line, true),
                 Ok(None) | Err(_) => {
                     sdk_open = false;
                     continue;
                 }
             },
             reply = replies.recv(), if replies_open => match reply {
-                Some(reply) => reply.to_string(),
+                Some(reply) => (reply.to_string(), false),
                 None => {
                     replies_open = false;
                     continue;
                 }
             },
         };
+        // An answer of the SDK's: its request's slot is freed once it is written.
+        let answered = if from_sdk { answer_id(&line) } else { None };
         // One write per message (on stdout each write is a hop to a blocking thread).
         let mut bytes = line.into_bytes();
         bytes.push(b'\n');
@@ -147,8 +200,23 @@ where
         if written.await.is_err() {
             break;
         }
+        if let Some(id) = answered {
+            window.release(&id);
+        }
     }
     let _ = writer.flush().await;
+}
+
+/// The id of a response (a message with an `id` and no `method`), read without building
+/// the rest of the message.
+fn answer_id(line: &str) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        id: Option<Value>,
+        method: Option<serde::de::IgnoredAny>,
+    }
+    let head: Head = serde_json::from_str(line).ok()?;
+    if head.method.is_some() { None } else { head.id }
 }
 
 /// Whether `value` is a JSON-RPC message (or a batch of them), not a piece of one.
