@@ -75,13 +75,15 @@ pub struct CallContext<'a> {
     run: Option<&'a str>,
     /// The arguments as the model sent them (for the idempotency key).
     arguments: &'a str,
+    /// Where progress reports go (the scope's sink).
+    progress: Option<&'a crate::progress::ProgressTo>,
 }
 
 impl<'a> CallContext<'a> {
     /// A context for one call.
     #[inline]
     pub fn new(call_id: &'a str, spec: &'a ToolSpec, state: &'a State) -> Self {
-        CallContext { call_id, spec, state, keep_raw: false, run: None, arguments: "" }
+        CallContext { call_id, spec, state, keep_raw: false, run: None, arguments: "", progress: None }
     }
 
     /// Asks the tool to keep its typed return value in the [`Output`] (an after hook
@@ -103,6 +105,40 @@ impl<'a> CallContext<'a> {
         self.run = run;
         self.arguments = arguments;
         self
+    }
+
+    /// Where the call's progress reports go (its scope's sink).
+    #[inline]
+    pub(crate) fn reporting(mut self, progress: Option<&'a crate::progress::ProgressTo>) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// Reports progress: `done` of `total` (when known), and what the tool is doing now.
+    /// Where it goes is up to whoever runs the call: an MCP client that asked for
+    /// progress gets `notifications/progress` (at most ten a second, and the last: a
+    /// chatty tool cannot flood it), an agent's `on_event` gets
+    /// [`AgentEvent::ToolProgress`](crate::agent::AgentEvent::ToolProgress); otherwise it
+    /// goes nowhere, at the cost of a branch.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    ///
+    /// /// Index the files.
+    /// #[tool]
+    /// fn index(#[context] cx: &CallContext<'_>, files: Vec<String>) -> String {
+    ///     for (i, file) in files.iter().enumerate() {
+    ///         cx.progress(i as f64, Some(files.len() as f64), file);
+    ///     }
+    ///     format!("indexed {} files", files.len())
+    /// }
+    /// ```
+    pub fn progress(&self, done: f64, total: Option<f64>, message: &str) {
+        if let Some(to) = self.progress {
+            let report =
+                crate::progress::Progress { call_id: self.call_id, tool: &self.spec.name, done, total, message };
+            to.report(&report);
+        }
     }
 
     /// The call's idempotency key: the same for this call in every attempt, every process

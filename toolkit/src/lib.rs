@@ -67,6 +67,7 @@ mod limits;
 pub mod mcp;
 pub mod model;
 mod nearest;
+pub mod progress;
 pub mod record;
 pub mod schema;
 pub mod spec;

@@ -99,6 +99,11 @@ pub enum AgentEvent<'a> {
         /// The call as the model wrote it.
         call: &'a ToolCall,
     },
+    /// A running tool reported progress ([`CallContext::progress`](crate::CallContext::progress)).
+    ToolProgress {
+        /// The report: the call, the tool, how much is done of how much, and a message.
+        report: &'a crate::progress::Progress<'a>,
+    },
     /// A tool call is finished: its outcome, result, hooks and timing.
     ToolCallFinished {
         /// The call's record (the run's own, shared: keep it with `Arc::clone`).
@@ -583,6 +588,12 @@ impl Inner {
         }
         if let Some(parent) = &course.parent {
             scope = scope.with_parent(Arc::clone(parent));
+        }
+        if let Some(on_event) = on_event.clone() {
+            let on_event = Some(on_event);
+            scope = scope.with_progress(move |report: &crate::progress::Progress<'_>| {
+                emit(&on_event, &AgentEvent::ToolProgress { report });
+            });
         }
 
         // A resumed run first finishes the turn it paused in: its pending calls, each

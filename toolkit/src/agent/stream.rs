@@ -44,6 +44,17 @@ pub enum RunEvent {
         /// The call, its arguments complete.
         call: ToolCall,
     },
+    /// A running tool reported progress.
+    ToolProgress {
+        /// The call's id.
+        call_id: String,
+        /// How much is done.
+        done: f64,
+        /// Of how much, when the tool knows.
+        total: Option<f64>,
+        /// What it is doing now (may be empty).
+        message: String,
+    },
     /// A tool call ended: its record (outcome, the text the model reads, hooks, timing).
     ToolResult {
         /// The call's record.
@@ -108,6 +119,12 @@ impl<'a> RunRequest<'a> {
                     RunEvent::TurnEnded { iteration, finish_reason: finish_reason.clone(), usage }
                 }
                 AgentEvent::ToolCallStarted { call } => RunEvent::ToolCall { call: call.clone() },
+                AgentEvent::ToolProgress { report } => RunEvent::ToolProgress {
+                    call_id: report.call_id.to_owned(),
+                    done: report.done,
+                    total: report.total,
+                    message: report.message.to_owned(),
+                },
                 AgentEvent::ToolCallFinished { record } => RunEvent::ToolResult { record: Arc::clone(record) },
                 AgentEvent::FinalAnswer { .. } => return,
             };

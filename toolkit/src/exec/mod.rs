@@ -51,6 +51,8 @@ pub(crate) struct Env<'a> {
     pub(crate) state: &'a State,
     /// The run the call belongs to (its scope's), for its idempotency key.
     pub(crate) run: Option<&'a str>,
+    /// Where its progress reports go (its scope's).
+    pub(crate) progress: Option<&'a crate::progress::ProgressTo>,
     /// The hooks this call may meet (`None`: there are none anywhere).
     pub(crate) hooks: Option<HookEnv<'a>>,
 }
@@ -100,7 +102,9 @@ pub(crate) fn start<'a>(
     }
     // Parsing, validation, building the spec and a sync tool all run here: a panic in
     // any of them is the call's error, never the caller's.
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.start(call, env.state, env.run, env.limits))) {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        tool.start(call, env.state, (env.run, env.progress), env.limits)
+    })) {
         Ok(Plain::Done(outcome)) => Started::Done(outcome),
         Ok(Plain::Running(running, spec)) => Started::Running(running, spec),
         Err(payload) => Started::Done(Err(panicked(call.name, payload.as_ref()))),

@@ -151,6 +151,7 @@ impl<'c> Run<'c> {
                 attempt: 1,
                 run: hooked.scope.run.as_deref(),
                 decision: hooked.scope.decision(call.id),
+                progress: hooked.scope.progress.as_ref(),
             },
             plan,
             limits: env.limits,
@@ -362,7 +363,8 @@ impl<'c> Run<'c> {
         let args = slot.take().ok_or_else(not_ready)?;
         let cx = CallContext::new(self.info.call_id, spec, self.info.state)
             .keeping_raw(self.plan.raw)
-            .in_run(self.info.run, self.info.raw);
+            .in_run(self.info.run, self.info.raw)
+            .reporting(self.info.progress);
         guarded(&spec.name, || tool.run_now(args, &cx))
     }
 
@@ -380,7 +382,8 @@ impl<'c> Run<'c> {
         let args = slot.take().ok_or_else(not_ready)?;
         let cx = CallContext::new(self.info.call_id, spec, self.info.state)
             .keeping_raw(self.plan.raw)
-            .in_run(self.info.run, self.info.raw);
+            .in_run(self.info.run, self.info.raw)
+            .reporting(self.info.progress);
         match catch_unwind(AssertUnwindSafe(|| tool.run(args, cx))) {
             Ok(running) => Guard::new(running, spec, self.limits).await,
             Err(payload) => Err(panicked(&spec.name, payload.as_ref())),

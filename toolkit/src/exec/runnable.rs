@@ -24,6 +24,10 @@ use crate::limits::Limits;
 use crate::spec::ToolSpec;
 use crate::tool::{DynTool, Tool};
 
+/// What a call carries from its scope to its tool: the run (for the idempotency key) and
+/// where progress goes.
+pub(crate) type Along<'a> = (Option<&'a str>, Option<&'a crate::progress::ProgressTo>);
+
 /// A call's arguments once parsed: the tool's own struct, or a run-time tool's object.
 pub(crate) enum Args {
     Typed(Box<dyn Any + Send>),
@@ -54,8 +58,7 @@ pub(crate) trait Runnable: Send + Sync + 'static {
     /// The future of a tool that may wait (not yet polled).
     fn run<'a>(&'a self, args: Args, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>>;
     /// A call no hook acts on: parse and run in one step, the arguments never boxed.
-    fn start<'a>(&'a self, call: ToolCallRef<'a>, state: &'a State, run: Option<&'a str>, limits: &Limits)
-    -> Plain<'a>;
+    fn start<'a>(&'a self, call: ToolCallRef<'a>, state: &'a State, along: Along<'a>, limits: &Limits) -> Plain<'a>;
 }
 
 /// A `#[tool]` (any [`Tool`]), erased.
@@ -143,7 +146,7 @@ impl<T: Tool> Runnable for Typed<T> {
         &'a self,
         call: ToolCallRef<'a>,
         state: &'a State,
-        run: Option<&'a str>,
+        (run, progress): Along<'a>,
         limits: &Limits,
     ) -> Plain<'a> {
         let spec = T::spec();
@@ -151,7 +154,7 @@ impl<T: Tool> Runnable for Typed<T> {
             Ok(args) => args,
             Err(e) => return Plain::Done(Err(e)),
         };
-        let cx = CallContext::new(call.id, spec, state).in_run(run, call.arguments);
+        let cx = CallContext::new(call.id, spec, state).in_run(run, call.arguments).reporting(progress);
         if T::RUNS_NOW {
             return Plain::Done(match self.0.invoke_now(args, &cx) {
                 Ok(Ok(output)) => Ok(output.into_string()),
@@ -195,13 +198,14 @@ impl<D: DynTool> Runnable for Dynamic<D> {
         &'a self,
         call: ToolCallRef<'a>,
         state: &'a State,
-        run: Option<&'a str>,
+        (run, progress): Along<'a>,
         limits: &Limits,
     ) -> Plain<'a> {
         let spec = self.0.spec();
         match parse_object(call.arguments, spec, limits) {
             Ok(map) => Plain::Running(
-                self.0.call(map, CallContext::new(call.id, spec, state).in_run(run, call.arguments)),
+                self.0
+                    .call(map, CallContext::new(call.id, spec, state).in_run(run, call.arguments).reporting(progress)),
                 spec,
             ),
             Err(e) => Plain::Done(Err(e)),

@@ -90,6 +90,7 @@ pub struct CallInfo<'a> {
     pub(crate) attempt: u32,
     pub(crate) run: Option<&'a str>,
     pub(crate) decision: Option<&'a super::decision::Decided>,
+    pub(crate) progress: Option<&'a crate::progress::ProgressTo>,
 }
 
 impl<'a> CallInfo<'a> {

@@ -29,6 +29,8 @@ pub struct Scope {
     pub(crate) decisions: Option<Arc<HashMap<String, Decided>>>,
     pub(crate) hooks: Hooks,
     pub(crate) sinks: Sinks,
+    /// Where the calls' progress reports go.
+    pub(crate) progress: Option<crate::progress::ProgressTo>,
 }
 
 impl Scope {
@@ -43,6 +45,7 @@ impl Scope {
             decisions: None,
             hooks: Hooks::new(),
             sinks: Sinks::new(),
+            progress: None,
         }
     }
 
@@ -83,6 +86,13 @@ impl Scope {
     /// runs is two calls (agents set it; see [`RunState::run_id`](crate::durable::RunState::run_id)).
     pub fn with_run(mut self, run: impl Into<Arc<str>>) -> Self {
         self.run = Some(run.into());
+        self
+    }
+
+    /// Sends the progress the calls of this scope report
+    /// ([`CallContext::progress`](crate::CallContext::progress)) to `sink`.
+    pub fn with_progress(mut self, sink: impl crate::progress::ProgressSink) -> Self {
+        self.progress = Some(crate::progress::ProgressTo(Arc::new(sink)));
         self
     }
 

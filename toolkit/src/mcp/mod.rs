@@ -34,6 +34,7 @@ mod client;
 mod error;
 mod gate;
 mod http;
+mod progress;
 mod server;
 mod stream;
 

@@ -386,24 +386,47 @@ impl McpServer {
             .and_then(|parts| parts.headers.get("mcp-session-id"))
             .and_then(|id| id.to_str().ok())
             .map_or_else(|| Arc::clone(&connection.label), Arc::from);
-        let scope = Scope::new().with_session(session);
-        let mut running = std::pin::pin!(connection.calls.track_future(inner.toolbox.call_in(call, &scope)));
-        let result = tokio::select! {
+        let mut scope = Scope::new().with_session(session);
+        // A client that asked for progress (`_meta.progressToken`) gets the tool's.
+        let relay = cx.meta.get_progress_token().map(|token| {
+            let (relay, sending) = super::progress::Relay::start(cx.peer.clone(), token);
+            scope = std::mem::take(&mut scope).with_progress(Arc::clone(&relay));
+            (relay, sending)
+        });
+        let result = self.run_in(call, &scope, &cx).await;
+        drop(scope);
+        if let Some((relay, sending)) = relay {
+            relay.finish();
+            drop(relay);
+            // The notifications go out before the result.
+            let _ = sending.await;
+        }
+        result.map_or_else(
+            || CallToolResult::error(vec![ContentBlock::text("The call was cancelled.")]),
+            |r| to_mcp_result(r, structured),
+        )
+    }
+
+    /// Runs the call, finishing it when the client disconnects (its record is written);
+    /// `None` when the client cancelled it.
+    async fn run_in(&self, call: ToolCall, scope: &Scope, cx: &RequestContext<RoleServer>) -> Option<ToolResult> {
+        let (inner, connection) = (&*self.inner, &*self.connection);
+        let mut running = std::pin::pin!(connection.calls.track_future(inner.toolbox.call_in(call, scope)));
+        tokio::select! {
             biased;
-            result = &mut running => result,
+            result = &mut running => Some(result),
             () = cx.ct.cancelled() => {
                 if connection.closed.is_cancelled() {
                     // The client is gone, not cancelling: finish the call so its record is
                     // written (the tool's own timeout bounds the wait).
                     tracing::debug!(id = %cx.id, "client disconnected mid-call; finishing the call");
-                    running.await
+                    Some(running.await)
                 } else {
                     tracing::info!(id = %cx.id, "tool call cancelled by the client");
-                    return CallToolResult::error(vec![ContentBlock::text("The call was cancelled.")]);
+                    None
                 }
             }
-        };
-        to_mcp_result(result, structured)
+        }
     }
 }
 

@@ -370,7 +370,13 @@ impl Toolbox {
 
     #[inline]
     fn env<'a>(&'a self, hooks: Option<HookEnv<'a>>, scope: &'a Scope) -> Env<'a> {
-        Env { limits: &self.limits, state: &self.state, run: scope.run.as_deref(), hooks }
+        Env {
+            limits: &self.limits,
+            state: &self.state,
+            run: scope.run.as_deref(),
+            progress: scope.progress.as_ref(),
+            hooks,
+        }
     }
 
     fn start<'a>(&'a self, call: ToolCallRef<'a>, env: Env<'a>) -> Started<'a> {
