@@ -23,6 +23,8 @@ use crate::retry;
 /// and kept with each run when it starts (a run under way keeps its settings across
 /// deploys).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+// A setting added later reads as its default in the history of a run started before.
+#[serde(default)]
 pub(crate) struct Settings {
     pub(crate) heartbeat_ms: u64,
     pub(crate) tool_timeout_ms: u64,

@@ -222,10 +222,9 @@ impl Run {
         let s = self.settings;
         let tool = self.plan.tool(&call.name);
         let annotations = tool.map(|t| t.annotations).unwrap_or_default();
-        // A tool's own timeout, with room for its hooks; the worker's default otherwise.
-        let timeout = tool
-            .and_then(|t| t.timeout_ms)
-            .map_or(s.tool_timeout_ms, |ms| ms.saturating_add(s.heartbeat_ms).min(s.tool_timeout_ms.max(ms)));
+        // A tool's own timeout (which ends the call first, with its error) plus room for
+        // its hooks; the worker's default for a tool without one.
+        let timeout = tool.and_then(|t| t.timeout_ms).map_or(s.tool_timeout_ms, |ms| ms.saturating_add(s.heartbeat_ms));
         let mut options = ActivityOptions::with_start_to_close_timeout(Duration::from_millis(timeout))
             .heartbeat_timeout(Duration::from_millis(s.heartbeat_ms))
             .retry_policy(retry::tool_retry_policy(annotations, s.tool_attempts))
