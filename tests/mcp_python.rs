@@ -40,6 +40,17 @@ fn check(report: &Value, protocol_version: &str) {
         assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
         assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()), "{tool}");
     }
+    // Progress: the first call (get_weather on Paris) reported twice, and the client that
+    // asked for it heard both, in order, before the result.
+    let progress = &report["calls"][0]["progress"];
+    eprintln!("progress heard by the Python client ({protocol_version}): {progress}");
+    let heard: Vec<(f64, &str)> = progress
+        .as_array()
+        .expect("progress")
+        .iter()
+        .map(|p| (p["progress"].as_f64().unwrap(), p["message"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(heard, [(0.0, "looking up Paris"), (1.0, "found Paris")], "{progress}");
     let weather = &tools[3];
     assert_eq!(weather["annotations"]["readOnlyHint"], true);
     assert_eq!(weather["annotations"]["openWorldHint"], true);

@@ -42,6 +42,7 @@ pub struct UnknownCity(String);
 /// Not for historical weather or forecasts: this returns the current moment only.
 #[tool(read_only, idempotent, open_world, timeout = "10s")]
 pub async fn get_weather(
+    #[context] cx: &CallContext<'_>,
     /// City name, for example "Beijing", "Shanghai" or "Guangzhou".
     #[arg(min_length = 1, max_length = 100)]
     location: String,
@@ -49,6 +50,8 @@ pub async fn get_weather(
     #[arg(default)]
     unit: Unit,
 ) -> Result<Weather, UnknownCity> {
+    // Progress for an MCP client that asked for it (and an agent's events).
+    cx.progress(0.0, Some(1.0), &format!("looking up {location}"));
     // A stand-in for a weather API, so the examples run offline.
     let (celsius, conditions) = match location.as_str() {
         "Beijing" | "北京" => (22.0, "sunny"),
@@ -61,5 +64,6 @@ pub async fn get_weather(
         Unit::Celsius => celsius,
         Unit::Fahrenheit => celsius * 9.0 / 5.0 + 32.0,
     };
+    cx.progress(1.0, Some(1.0), &format!("found {location}"));
     Ok(Weather { location, temperature, unit, conditions: conditions.into(), air_quality_index: 42 })
 }

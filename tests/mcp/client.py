@@ -13,7 +13,8 @@ Used by the Rust tests in tests/mcp_python.rs; not a test on its own. Usage:
 `--calls` is a JSON list of `[name, arguments]`. The output (stdout) is one JSON object:
 `protocol_version`, `server`, `tools` (as listed), and per call either `result` (the
 `CallToolResult`, with `structured_valid`: whether `structuredContent` validates against
-the tool's `outputSchema`) or `error` (`code`, `message`) for a protocol error.
+the tool's `outputSchema`) or `error` (`code`, `message`) for a protocol error, and
+`progress`: the progress notifications the call got (each call asks for them).
 """
 
 import argparse
@@ -41,9 +42,13 @@ async def exercise(session, calls, protocol_version, server):
     listing = {k: v for k, v in sent.items() if k != "tools"}
     report = {"protocol_version": protocol_version, "server": server, "tools": tools, "list": listing, "calls": []}
     for name, arguments in calls:
-        entry = {"name": name, "arguments": arguments}
+        entry = {"name": name, "arguments": arguments, "progress": []}
+
+        async def progress(done, total, message, entry=entry):
+            entry["progress"].append({"progress": done, "total": total, "message": message})
+
         try:
-            result = dump(await session.call_tool(name, arguments))
+            result = dump(await session.call_tool(name, arguments, progress_callback=progress))
             structured = result.get("structuredContent")
             if structured is not None and schemas.get(name):
                 try:
