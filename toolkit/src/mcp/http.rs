@@ -59,11 +59,11 @@ type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 ///   `Origin: null`, get 403. Requests without `Origin` (not from a browser) pass.
 /// - **Connections**: at most 32 per client address that have sent nothing for a second
 ///   since they opened ([`with_max_idle_per_peer`](McpHttpServer::with_max_idle_per_peer)):
-///   a new one past it closes that address's oldest such connection. At most 1,024 connections at
-///   once ([`with_max_connections`](McpHttpServer::with_max_connections)): a new one past
-///   it closes the oldest that has sent nothing, else the one idle the longest between
-///   requests; only when every connection is busy does it wait. Connections opened and
-///   left cannot keep other clients out.
+///   a new one past it closes that address's oldest such connection. At most 1,024
+///   connections at once ([`with_max_connections`](McpHttpServer::with_max_connections)):
+///   a new one past it closes the oldest that has sent nothing, else the one idle the
+///   longest between requests; only when every connection is busy does it wait.
+///   Connections opened and left cannot keep other clients out.
 /// - **Timeouts**: a client must send a request's headers within 10 s of connecting or
 ///   of its previous response (so a half-sent request or an idle connection is closed;
 ///   [`with_header_timeout`](McpHttpServer::with_header_timeout)), and at shutdown the
@@ -178,9 +178,10 @@ impl McpHttpServer {
 
     /// How many connections that have sent nothing for a second since they opened one
     /// client address may hold (default 32, at least 1): a new connection from an
-    /// address that holds that many closes the oldest of them. Clients behind one address (a proxy, a NAT) share it.
-    /// A connection idle between requests is not counted (the header timeout closes it
-    /// in time; closing it sooner could meet its client reusing it).
+    /// address that holds that many closes the oldest of them. Clients behind one
+    /// address (a proxy, a NAT) share it. A connection idle between requests is not
+    /// counted (the header timeout closes it in time; closing it sooner could meet its
+    /// client reusing it).
     pub fn with_max_idle_per_peer(mut self, n: usize) -> Self {
         self.max_idle_per_peer = n.max(1);
         self
