@@ -109,3 +109,32 @@ async fn an_agent_reports_every_step_to_its_events_and_its_stream() {
         .await;
     assert_eq!(steps, [1.0, 2.0, 3.0]);
 }
+
+/// A step driven by an engine (`Agent::call_step`, as `toolkit-temporal` does) gets the
+/// scope a run gives its calls: progress to `on_event`, a record, and a block with its
+/// reason when the step says so.
+#[tokio::test]
+async fn a_step_an_engine_drives_reports_progress_and_blocks_like_a_run() {
+    let seen = Arc::new(Mutex::new(0));
+    let events = Arc::clone(&seen);
+    let agent = Agent::builder(ScriptedModel::new([]), toolbox![count])
+        .name("counter")
+        .on_event(move |event| {
+            if let AgentEvent::ToolProgress { .. } = event {
+                *events.lock().unwrap() += 1;
+            }
+        })
+        .build()
+        .unwrap();
+    let call = ToolCall::new("call_1", "count", r#"{"n": 4, "ms": 1}"#);
+    let step = agent.call_step(call.clone(), &toolkit::agent::Step::new("run-1", "session-1")).await;
+    assert_eq!(step.result.content, "counted to 4");
+    assert_eq!(*seen.lock().unwrap(), 4);
+    let record = step.record.expect("a record");
+    assert_eq!((record.session.as_deref(), record.agent.as_deref()), (Some("session-1"), Some("counter")));
+
+    let blocked = agent.call_step(call, &toolkit::agent::Step::new("run-1", "session-1").block("not now")).await;
+    assert_eq!(blocked.result.content, "blocked: not now");
+    assert_eq!(blocked.record.expect("a record too").outcome, toolkit::Outcome::Blocked);
+    assert_eq!(*seen.lock().unwrap(), 4, "the blocked call never ran");
+}

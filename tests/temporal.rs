@@ -258,6 +258,29 @@ fn count(effects: &[(String, String)], tool: &str) -> usize {
     effects.iter().filter(|(t, _)| t == tool).count()
 }
 
+/// The calls `run` waits on, once there are some (at most a minute).
+async fn pending_of(run: &toolkit_temporal::AgentRunHandle) -> Vec<toolkit::durable::PendingCall> {
+    poll("the run to wait for a decision", || async { run.pending().await.unwrap() }, |p| !p.is_empty()).await
+}
+
+/// A client of the test's server, for what `Agents` does not do (a raw signal).
+async fn server_client(server: &TemporalServer) -> toolkit_temporal::temporalio_client::Client {
+    toolkit_temporal::connect(&server.address(), "default").await.unwrap()
+}
+
+/// Asks `get` every 100 ms until `ok` says its answer will do (at most a minute).
+async fn poll<T, F: Future<Output = T>>(what: &str, mut get: impl FnMut() -> F, ok: impl Fn(&T) -> bool) -> T {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let answer = get().await;
+        if ok(&answer) {
+            return answer;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 async fn wait_for(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + timeout;
     while !done() {
@@ -277,13 +300,7 @@ async fn a_run_waiting_for_approval_outlives_every_worker() {
     let agents = Agents::new(client, "approval");
 
     let run = agents.start(RunInput::new("desk", "refund order 7"), "approve-7").await.unwrap();
-    let mut pending = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while pending.is_empty() {
-        assert!(Instant::now() < deadline, "the refund never waited for approval");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        pending = run.pending().await.unwrap();
-    }
+    let pending = pending_of(&run).await;
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].tool(), "refund");
     assert_eq!(pending[0].arguments(), r#"{"order":7}"#);
@@ -300,6 +317,17 @@ async fn a_run_waiting_for_approval_outlives_every_worker() {
     let mut elsewhere = pending[0].approve();
     elsewhere.call_id = "call_9".into();
     assert!(matches!(run.decide(elsewhere).await, Err(Error::Decision(_))));
+    // The workflow checks again, for a signal sent past the client (another SDK, the
+    // CLI): refused, listed in the status, and the call still waits.
+    let mut forged = pending[0].approve();
+    forged.digest = "0".repeat(64);
+    let raw = server_client(&server).await.get_workflow_handle::<toolkit_temporal::AgentWorkflow>("approve-7");
+    raw.signal(toolkit_temporal::AgentWorkflow::decide, forged, Default::default()).await.unwrap();
+    let status = || async { run.status().await.unwrap().refused };
+    let refused = poll("the workflow to refuse the forged decision", status, |r| !r.is_empty()).await;
+    assert_eq!(refused[0].call_id, pending[0].call_id());
+    assert!(refused[0].reason.contains("other arguments"), "{}", refused[0].reason);
+    assert_eq!(run.pending().await.unwrap(), pending, "the call still waits");
 
     run.decide(pending[0].approve()).await.unwrap();
     let result = run.result().await.unwrap();
@@ -311,11 +339,7 @@ async fn a_run_waiting_for_approval_outlives_every_worker() {
 
     // A denial: the model reads it, and nothing happens.
     let denied = agents.start(RunInput::new("desk", "refund order 8"), "deny-8").await.unwrap();
-    let mut pending = Vec::new();
-    while pending.is_empty() {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        pending = denied.pending().await.unwrap();
-    }
+    let pending = pending_of(&denied).await;
     denied.decide(pending[0].deny("order 8 was a gift")).await.unwrap();
     let result = denied.result().await.unwrap();
     assert!(result.text.contains("the user rejected this call: order 8 was a gift"), "{}", result.text);

@@ -156,8 +156,10 @@ fn registering() -> String {
     REGISTERING.with(|n| n.borrow().clone())
 }
 
+/// An activity type: its definition (named per agent and tool when it is registered,
+/// see [`register`]) and its execution by `$run(runner, ctx, input)`.
 macro_rules! activity {
-    ($(#[$doc:meta])* $name:ident: $input:ty => $output:ty) => {
+    ($(#[$doc:meta])* $name:ident: $input:ty => $output:ty, $run:ident) => {
         $(#[$doc])*
         pub(crate) struct $name {
             name: String,
@@ -177,69 +179,48 @@ macro_rules! activity {
                 &self.name
             }
         }
+
+        impl ExecutableActivity for $name {
+            type Implementer = Runner;
+            const REQUIRES_INSTANCE: bool = true;
+
+            fn definition() -> Self {
+                $name::named(registering())
+            }
+
+            fn execute(
+                runner: Option<Arc<Runner>>,
+                ctx: ActivityContext,
+                input: $input,
+            ) -> BoxFuture<'static, Result<$output, ActivityError>> {
+                Box::pin(async move { $run(runner.ok_or_else(no_runner)?, ctx, input).await })
+            }
+        }
     };
 }
 
 activity!(
     /// `{agent}.plan`: the run's plan and opening messages.
-    PlanActivity: PlanTask => Opening
+    PlanActivity: PlanTask => Opening, plan
 );
 activity!(
     /// `{agent}.model`: one model turn.
-    ModelActivity: ModelTask => ModelTurn
+    ModelActivity: ModelTask => ModelTurn, model_turn
 );
 activity!(
     /// `{agent}.tool.{tool}`: one tool call.
-    ToolActivity: ToolTask => StepResult
+    ToolActivity: ToolTask => StepResult, tool_call
 );
 
-impl ExecutableActivity for PlanActivity {
-    type Implementer = Runner;
-    const REQUIRES_INSTANCE: bool = true;
-
-    fn definition() -> Self {
-        PlanActivity::named(registering())
-    }
-
-    fn execute(
-        runner: Option<Arc<Runner>>,
-        _ctx: ActivityContext,
-        task: PlanTask,
-    ) -> BoxFuture<'static, Result<Opening, ActivityError>> {
-        Box::pin(async move {
-            let runner = runner.ok_or_else(no_runner)?;
-            let agent = &runner.agent;
-            Ok(Opening {
-                plan: agent.plan(),
-                messages: agent.opening(task.input, task.history),
-                settings: runner.settings,
-            })
-        })
-    }
+async fn plan(runner: Arc<Runner>, _ctx: ActivityContext, task: PlanTask) -> Result<Opening, ActivityError> {
+    let agent = &runner.agent;
+    Ok(Opening { plan: agent.plan(), messages: agent.opening(task.input, task.history), settings: runner.settings })
 }
 
-impl ExecutableActivity for ModelActivity {
-    type Implementer = Runner;
-    const REQUIRES_INSTANCE: bool = true;
-
-    fn definition() -> Self {
-        ModelActivity::named(registering())
-    }
-
-    fn execute(
-        runner: Option<Arc<Runner>>,
-        _ctx: ActivityContext,
-        task: ModelTask,
-    ) -> BoxFuture<'static, Result<ModelTurn, ActivityError>> {
-        Box::pin(async move {
-            let runner = runner.ok_or_else(no_runner)?;
-            match runner.agent.reply(&task.messages, task.force_choice).await {
-                Ok(reply) => {
-                    Ok(ModelTurn { message: reply.message, finish_reason: reply.finish_reason, usage: reply.usage })
-                }
-                Err(error) => Err(model_failure(&error).into()),
-            }
-        })
+async fn model_turn(runner: Arc<Runner>, _ctx: ActivityContext, task: ModelTask) -> Result<ModelTurn, ActivityError> {
+    match runner.agent.reply(&task.messages, task.force_choice).await {
+        Ok(reply) => Ok(ModelTurn { message: reply.message, finish_reason: reply.finish_reason, usage: reply.usage }),
+        Err(error) => Err(model_failure(&error).into()),
     }
 }
 
@@ -262,48 +243,31 @@ fn model_failure(error: &ModelError) -> ApplicationFailure {
     }
 }
 
-impl ExecutableActivity for ToolActivity {
-    type Implementer = Runner;
-    const REQUIRES_INSTANCE: bool = true;
-
-    fn definition() -> Self {
-        ToolActivity::named(registering())
+async fn tool_call(runner: Arc<Runner>, ctx: ActivityContext, task: ToolTask) -> Result<StepResult, ActivityError> {
+    if runner.tool.as_deref() != Some(task.call.name.as_str()) {
+        let message = format!("activity {} was asked to run tool `{}`", ctx.info().activity_type, task.call.name);
+        return Err(ApplicationFailure::non_retryable(message).into());
     }
-
-    fn execute(
-        runner: Option<Arc<Runner>>,
-        ctx: ActivityContext,
-        task: ToolTask,
-    ) -> BoxFuture<'static, Result<StepResult, ActivityError>> {
-        Box::pin(async move {
-            let runner = runner.ok_or_else(no_runner)?;
-            if runner.tool.as_deref() != Some(task.call.name.as_str()) {
-                let message =
-                    format!("activity {} was asked to run tool `{}`", ctx.info().activity_type, task.call.name);
-                return Err(ApplicationFailure::non_retryable(message).into());
-            }
-            let annotations = runner.agent.tools().spec(&task.call.name).map(|s| s.annotations).unwrap_or_default();
-            let mut step = Step::new(task.run_id, task.session);
-            if let Some(decision) = task.decision {
-                step = step.decision(decision);
-            }
-            if let Some(reason) = task.block {
-                step = step.block(reason);
-            }
-            let heartbeat = ctx.info().heartbeat_timeout.unwrap_or(Duration::from_millis(runner.settings.heartbeat_ms));
-            let call = runner.agent.call_step(task.call, &step);
-            let done = with_heartbeats(&ctx, heartbeat, call).await;
-            match done.result.kind() {
-                Some(kind) if retry::retryable(kind, annotations) => {
-                    let failure = ApplicationFailure::builder(done.result.content.clone())
-                        .type_name(retry::failure_type(kind))
-                        .details(done)
-                        .build();
-                    Err(failure.into())
-                }
-                _ => Ok(done),
-            }
-        })
+    let annotations = runner.agent.tools().spec(&task.call.name).map(|s| s.annotations).unwrap_or_default();
+    let mut step = Step::new(task.run_id, task.session);
+    if let Some(decision) = task.decision {
+        step = step.decision(decision);
+    }
+    if let Some(reason) = task.block {
+        step = step.block(reason);
+    }
+    let heartbeat = ctx.info().heartbeat_timeout.unwrap_or(Duration::from_millis(runner.settings.heartbeat_ms));
+    let call = runner.agent.call_step(task.call, &step);
+    let done = with_heartbeats(&ctx, heartbeat, call).await;
+    match done.result.kind() {
+        Some(kind) if retry::retryable(kind, annotations) => {
+            let failure = ApplicationFailure::builder(done.result.content.clone())
+                .type_name(retry::failure_type(kind))
+                .details(done)
+                .build();
+            Err(failure.into())
+        }
+        _ => Ok(done),
     }
 }
 

@@ -51,12 +51,16 @@ pub(crate) fn repeatable(annotations: Annotations) -> bool {
 /// backoff (1 s, doubling, at most 30 s apart) for a tool that may be retried, one
 /// attempt for any other.
 pub fn tool_retry_policy(annotations: Annotations, attempts: u32) -> RetryPolicy {
-    let attempts = if repeatable(annotations) { attempts.max(1) } else { 1 };
+    backoff(if repeatable(annotations) { attempts } else { 1 }, Duration::from_secs(30))
+}
+
+/// Up to `attempts` attempts (at least one), 1 s apart, doubling, at most `longest`.
+pub(crate) fn backoff(attempts: u32, longest: Duration) -> RetryPolicy {
     RetryPolicy::builder()
         .initial_interval(Duration::from_secs(1))
         .backoff_coefficient(2.0)
-        .maximum_interval(Duration::from_secs(30))
-        .maximum_attempts(attempts)
+        .maximum_interval(longest)
+        .maximum_attempts(attempts.max(1))
         .build()
 }
 

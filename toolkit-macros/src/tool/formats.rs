@@ -3,8 +3,8 @@
 //!
 //! The grammars are those of the runtime's `__private/formats.rs`, repeated here: a
 //! proc-macro crate cannot call the runtime, and the runtime cannot depend on a
-//! proc-macro crate. The two are kept in step by the same test vectors (below and there);
-//! a change to one is a change to both.
+//! proc-macro crate. `tests/format_grammars.rs` holds the two to one text (between the
+//! `grammar:` markers): a change to one is a change to both.
 
 /// A checked format: what it is called in a message, an example, and its test.
 pub struct Format {
@@ -27,6 +27,8 @@ pub fn checked(name: &str) -> Option<Format> {
     Some(Format { what, example, test })
 }
 
+// grammar: begin. This text, to `grammar: end`, is the same in toolkit-macros/src/tool/formats.rs
+// and toolkit/src/__private/formats.rs (tests/format_grammars.rs checks it): change both.
 /// `n` ASCII digits at the start of `s`, as a number, and the rest.
 fn digits(s: &[u8], n: usize) -> Option<(u32, &[u8])> {
     if s.len() < n || !s[..n].iter().all(u8::is_ascii_digit) {
@@ -186,4 +188,5 @@ mod tests {
         assert!(is_uuid("2EB8AA08-AA98-11EA-B4AA-73B441D16380") && is_uuid("2eb8aa08-aa98-11ea-b4aa-73b441d16380"));
         assert!(!is_uuid("2eb8aa08aa9811eab4aa73b441d16380") && !is_uuid("2eb8aa08-aa98-11ea-b4aa-73b441d1638g"));
     }
+    // grammar: end
 }

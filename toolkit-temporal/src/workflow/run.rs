@@ -48,7 +48,8 @@ impl AgentWorkflow {
         let session = input.session.unwrap_or_else(|| run_id.clone());
         let task = PlanTask { input: input.input, history: input.history };
         let options = ActivityOptions::with_start_to_close_timeout(Duration::from_secs(60))
-            .retry_policy(retry::tool_retry_policy(toolkit::Annotations { read_only: true, ..Default::default() }, 3))
+            // Reading the plan has no effect: retried like a read-only call.
+            .retry_policy(retry::backoff(3, Duration::from_secs(30)))
             .build();
         let opening = ctx.execute_activity(PlanActivity::named(retry::plan_activity(&agent)), task, options).await;
         let Opening { plan, mut messages, settings } = match opening {
@@ -205,14 +206,7 @@ impl Run {
     fn model_options(&self) -> ActivityOptions {
         let s = self.settings;
         ActivityOptions::with_start_to_close_timeout(Duration::from_millis(s.model_timeout_ms))
-            .retry_policy(
-                temporalio_common::RetryPolicy::builder()
-                    .initial_interval(Duration::from_secs(1))
-                    .backoff_coefficient(2.0)
-                    .maximum_interval(Duration::from_secs(60))
-                    .maximum_attempts(s.model_attempts.max(1))
-                    .build(),
-            )
+            .retry_policy(retry::backoff(s.model_attempts, Duration::from_secs(60)))
             .build()
     }
 

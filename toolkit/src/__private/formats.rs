@@ -7,7 +7,8 @@
 //! schema: a check that is not exact would refuse values the tool could take.
 //!
 //! The macro crate repeats these grammars (`toolkit-macros/src/tool/formats.rs`) to check
-//! a literal `default` at compile time; the two share their test vectors.
+//! a literal `default` at compile time; `tests/format_grammars.rs` holds the two to one
+//! text.
 
 #![allow(missing_docs)]
 
@@ -43,6 +44,8 @@ pub fn check_format<T: Text>(field: &'static str, value: &T, format: &str) -> Re
     Err(Violation { field, rule: format!("must be {} like {} (got {s:?})", f.what, f.example) })
 }
 
+// grammar: begin. This text, to `grammar: end`, is the same in toolkit-macros/src/tool/formats.rs
+// and toolkit/src/__private/formats.rs (tests/format_grammars.rs checks it): change both.
 /// `n` ASCII digits at the start of `s`, as a number, and the rest.
 fn digits(s: &[u8], n: usize) -> Option<(u32, &[u8])> {
     if s.len() < n || !s[..n].iter().all(u8::is_ascii_digit) {
@@ -202,6 +205,7 @@ mod tests {
         assert!(is_uuid("2EB8AA08-AA98-11EA-B4AA-73B441D16380") && is_uuid("2eb8aa08-aa98-11ea-b4aa-73b441d16380"));
         assert!(!is_uuid("2eb8aa08aa9811eab4aa73b441d16380") && !is_uuid("2eb8aa08-aa98-11ea-b4aa-73b441d1638g"));
     }
+    // grammar: end
 
     #[test]
     fn the_message_names_the_format_and_an_example() {

@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, RunSink, distinct_ids};
+use super::{Agent, RunSink, blocking, distinct_ids};
 use crate::call::{ToolCall, ToolResult};
 use crate::durable::{CallDecision, PendingCall};
-use crate::hook::{Decided, Decision, Hook, Scope};
+use crate::hook::Decided;
 use crate::model::{Message, ModelError, ModelReply, ModelRequest, ToolChoice};
 use crate::record::CallRecord;
 use crate::spec::Annotations;
@@ -169,36 +169,22 @@ impl Agent {
         Ok(reply)
     }
 
-    /// One tool call, as a run makes it: through the agent's hooks (and its effect
-    /// ledger), labelled with the run, the session and the agent, answering a deferral
-    /// with the step's decision if it has one. Never fails: every call gets one result
-    /// and one record.
+    /// One tool call, as a run makes it (the same scope [`Agent::run`] builds): through
+    /// the agent's hooks (and its effect ledger), labelled with the run, the session and
+    /// the agent, its progress reports and record to the agent's `on_event`, answering a
+    /// deferral with the step's decision if it has one. Never fails: every call gets one
+    /// result and one record.
     pub async fn call_step(&self, call: ToolCall, step: &Step) -> StepResult {
         let inner = &self.inner;
         let sink = RunSink { records: Arc::default(), on_event: inner.on_event.clone() };
-        let mut scope = Scope::new()
-            .with_session(step.session.as_str())
-            .with_run(step.run_id.as_str())
-            .with_hooks(inner.hooks.clone())
-            .with_sink(sink.clone());
-        if let Some(name) = &inner.name {
-            scope = scope.with_agent(Arc::clone(name));
-        }
+        let (session, run_id) = (Arc::from(step.session.as_str()), Arc::from(step.run_id.as_str()));
+        let mut scope = inner.scope(&session, &run_id, [&None, &None], &sink);
         if let Some(decision) = &step.decision {
             let decided = Decided { digest: decision.digest.clone(), approval: decision.approval.clone() };
-            scope = scope.with_decisions(HashMap::from([(decision.call_id.clone(), decided)]));
-            for hook in &inner.resume_hooks {
-                let _ = scope.hooks_mut().add(hook.clone());
-            }
+            scope = inner.decided(scope, HashMap::from([(decision.call_id.clone(), decided)]));
         }
-        if let Some(reason) = &step.block {
-            let reason = reason.clone();
-            let mut name = String::from("toolkit:step_block");
-            while scope.hooks_mut().names().iter().any(|n| *n == name) {
-                name.push('_');
-            }
-            let block = move |_: &mut crate::BeforeCall<'_>| Decision::Block(reason.clone());
-            let _ = scope.hooks_mut().add(Hook::before(name, block).priority(i32::MAX));
+        if let Some(reason) = step.block.clone() {
+            scope = blocking(scope, "toolkit:step_block", move |_| Some(reason.clone()));
         }
         let pending_of = call.clone();
         let result: ToolResult = inner.tools.call_in(call, &scope).await;
