@@ -44,7 +44,7 @@ use tracing::Instrument;
 use crate::call::{ToolCall, ToolResult};
 use crate::durable::{PendingCall, Progress, RunState, TurnCall};
 use crate::error::ErrorKind;
-use crate::hook::{Decided, Decision, Hook, Hooks, Scope};
+use crate::hook::{Decided, Hook, Hooks, Scope};
 use crate::model::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelRequest, ToolChoice, Usage};
 use crate::record::{CallRecord, RecordSink};
 use crate::toolbox::Toolbox;
@@ -52,6 +52,7 @@ use crate::toolbox::Toolbox;
 mod as_tool;
 mod builder;
 mod resume;
+mod scope;
 mod steps;
 mod stream;
 mod typed;
@@ -378,7 +379,7 @@ pub enum AgentError {
         /// The run so far; its `text` is the last answer.
         run: Box<AgentRun>,
     },
-    /// A hook deferred a call ([`Decision::Defer`]): the run paused after finishing the
+    /// A hook deferred a call ([`Decision::Defer`](crate::Decision::Defer)): the run paused after finishing the
     /// turn's other calls. Keep `state` (a [`RunStore`](crate::durable::RunStore), or its
     /// JSON anywhere) and continue it with [`Agent::resume`].
     #[error("the run paused: {} call(s) wait for a decision", state.pending().len())]
@@ -752,77 +753,6 @@ impl Inner {
 #[cold]
 fn lost() -> crate::ToolError {
     crate::ToolError::new(ErrorKind::Unavailable, "this call was not run; ask for it again")
-}
-
-impl Inner {
-    /// `scope` with a hook, first of all, that blocks the calls of this turn past
-    /// [`max_calls_per_turn`](crate::agent::AgentBuilder::max_calls_per_turn), saying why.
-    fn limit_calls(&self, scope: &Scope, calls: &[ToolCall]) -> Scope {
-        let (limit, asked) = (self.max_calls_per_turn, calls.len());
-        let over: std::collections::HashSet<String> = calls[limit..].iter().map(|c| c.id.clone()).collect();
-        let reason = format!(
-            "not run: this reply asked for {asked} tool calls and at most {limit} run per reply; ask for it again"
-        );
-        blocking(scope.clone(), "toolkit:max_calls_per_turn", move |call_id| {
-            over.contains(call_id).then(|| reason.clone())
-        })
-    }
-
-    /// The scope of a run's calls: its labels, the agent's hooks, `sink` for the
-    /// records, and the run's events for progress reports.
-    fn scope(&self, session: &Arc<str>, run_id: &Arc<str>, labels: [&Option<Arc<str>>; 2], sink: &RunSink) -> Scope {
-        let [task, parent] = labels;
-        let mut scope = Scope::new()
-            .with_session(Arc::clone(session))
-            .with_run(Arc::clone(run_id))
-            .with_hooks(self.hooks.clone())
-            .with_sink(sink.clone());
-        if let Some(name) = &self.name {
-            scope = scope.with_agent(Arc::clone(name));
-        }
-        if let Some(task) = task {
-            scope = scope.with_task(Arc::clone(task));
-        }
-        if let Some(parent) = parent {
-            scope = scope.with_parent(Arc::clone(parent));
-        }
-        if let Some(on_event) = sink.on_event.clone() {
-            let on_event = Some(on_event);
-            scope = scope.with_progress(move |report: &crate::progress::Progress<'_>| {
-                emit(&on_event, &AgentEvent::ToolProgress { report });
-            });
-        }
-        scope
-    }
-
-    /// `scope` for calls resumed with `decisions`: each answers its call's deferral,
-    /// and the resume hooks (a ledger in memory, when the agent is not durable) see that
-    /// a call a decision lets run runs at most once.
-    fn decided(&self, scope: Scope, decisions: HashMap<String, Decided>) -> Scope {
-        let mut scope = scope.with_decisions(decisions);
-        for hook in &self.resume_hooks {
-            // The names are the ledger's own; an agent hook of the same name is the
-            // user's ledger, which then does the job.
-            let _ = scope.hooks_mut().add(hook.clone());
-        }
-        scope
-    }
-}
-
-/// `scope` with a hook, first of all, named after `name` (made unique among the scope's
-/// hooks), that blocks the calls `reason` gives a reason for, saying it.
-fn blocking(mut scope: Scope, name: &str, reason: impl Fn(&str) -> Option<String> + Send + Sync + 'static) -> Scope {
-    let block = move |call: &mut crate::BeforeCall<'_>| match reason(call.call_id()) {
-        Some(reason) => Decision::Block(reason),
-        None => Decision::Continue,
-    };
-    let mut name = name.to_owned();
-    while scope.hooks_mut().names().iter().any(|n| *n == name) {
-        name.push('_');
-    }
-    let added = scope.hooks_mut().add(Hook::before(name, block).priority(i32::MAX));
-    debug_assert!(added.is_ok(), "the name was free");
-    scope
 }
 
 /// Gives every call of a turn its own id: a model that repeats one (or a client that

@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, RunSink, blocking, distinct_ids};
+use super::scope::blocking;
+use super::{Agent, RunSink, distinct_ids};
 use crate::call::{ToolCall, ToolResult};
 use crate::durable::{CallDecision, PendingCall};
 use crate::hook::Decided;
