@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::{AgentEvent, Inner, RunSink, emit};
 use crate::call::ToolCall;
-use crate::hook::{Decided, Decision, Hook, Scope};
+use crate::hook::{Decided, Scope};
 
 impl Inner {
     /// `scope` with a hook, first of all, that blocks the calls of this turn past
@@ -18,9 +18,9 @@ impl Inner {
         let reason = format!(
             "not run: this reply asked for {asked} tool calls and at most {limit} run per reply; ask for it again"
         );
-        blocking(scope.clone(), "toolkit:max_calls_per_turn", move |call_id| {
-            over.contains(call_id).then(|| reason.clone())
-        })
+        scope
+            .clone()
+            .blocking("toolkit:max_calls_per_turn", move |call_id| over.contains(call_id).then(|| reason.clone()))
     }
 
     /// The scope of a run's calls: its labels, the agent's hooks, `sink` for the
@@ -68,24 +68,4 @@ impl Inner {
         }
         scope
     }
-}
-
-/// `scope` with a hook, first of all, named after `name` (made unique among the scope's
-/// hooks), that blocks the calls `reason` gives a reason for, saying it.
-pub(super) fn blocking(
-    mut scope: Scope,
-    name: &str,
-    reason: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
-) -> Scope {
-    let block = move |call: &mut crate::BeforeCall<'_>| match reason(call.call_id()) {
-        Some(reason) => Decision::Block(reason),
-        None => Decision::Continue,
-    };
-    let mut name = name.to_owned();
-    while scope.hooks_mut().names().iter().any(|n| *n == name) {
-        name.push('_');
-    }
-    let added = scope.hooks_mut().add(Hook::before(name, block).priority(i32::MAX));
-    debug_assert!(added.is_ok(), "the name was free");
-    scope
 }

@@ -13,7 +13,6 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::scope::blocking;
 use super::{Agent, RunSink, distinct_ids};
 use crate::call::{ToolCall, ToolResult};
 use crate::durable::{CallDecision, PendingCall};
@@ -185,7 +184,7 @@ impl Agent {
             scope = inner.decided(scope, HashMap::from([(decision.call_id.clone(), decided)]));
         }
         if let Some(reason) = step.block.clone() {
-            scope = blocking(scope, "toolkit:step_block", move |_| Some(reason.clone()));
+            scope = scope.blocking("toolkit:step_block", move |_| Some(reason.clone()));
         }
         let pending_of = call.clone();
         let result: ToolResult = inner.tools.call_in(call, &scope).await;

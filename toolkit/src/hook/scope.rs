@@ -110,6 +110,27 @@ impl Scope {
         self.decisions.as_ref()?.get(call_id)
     }
 
+    /// This scope with a hook, first of all, named after `name` (made unique among the
+    /// scope's hooks), that blocks the calls `reason` gives a reason for (by call id),
+    /// saying it: such a call still gets its result and its record.
+    pub(crate) fn blocking(
+        mut self,
+        name: &str,
+        reason: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        let block = move |call: &mut crate::BeforeCall<'_>| match reason(call.call_id()) {
+            Some(reason) => super::Decision::Block(reason),
+            None => super::Decision::Continue,
+        };
+        let mut name = name.to_owned();
+        while self.hooks.names().iter().any(|n| *n == name) {
+            name.push('_');
+        }
+        let added = self.hooks.add(super::Hook::before(name, block).priority(i32::MAX));
+        debug_assert!(added.is_ok(), "the name was free");
+        self
+    }
+
     /// Sets the scope's (agent's) hooks; they run after global and toolbox hooks of the
     /// same priority.
     pub fn with_hooks(mut self, hooks: Hooks) -> Self {
