@@ -84,7 +84,7 @@ pub use hook::{AfterCall, BeforeCall, Decision, ErrorCall, Hook, HookError, Hook
 pub use limits::Limits;
 pub use record::{CallRecord, Effect, HookAction, Outcome, RecordSink};
 pub use schema::{Incompatibility, Target};
-pub use spec::{Annotations, ToolSpec};
+pub use spec::{Annotations, Icon, ToolSpec};
 pub use tool::{DynTool, FnTool, Tool, Validate};
 pub use toolbox::{Toolbox, ToolboxError};
 /// Makes a function a tool a language model can call.
@@ -107,6 +107,7 @@ pub use toolbox::{Toolbox, ToolboxError};
 /// |---|---|
 /// | `name = "get_weather"` | the name the model calls the tool by (default: the function's) |
 /// | `title = "Current weather"` | a human title (MCP `title`) |
+/// | `icon = "https://example.com/sun.svg"` | an icon an MCP client may show (MCP `icons`; an `https://` URL or a `data:image/` URI, checked when the crate builds; the MIME type is read from the extension or the URI) |
 /// | `description = "..."` | replaces the doc comment |
 /// | `timeout = "10s"` | per call; past it the call fails as `timed_out`. A positive number (decimals allowed) and a unit: `ms`, `s` (or `sec`, `secs`), `m` (or `min`, `mins`) or `h`, with or without a space: `"500ms"`, `"10s"`, `"1.5s"`, `"2 min"`, `"1h"`. Anything else (`"10 seconds"`) is a compile error |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | effect annotations: exported (MCP hints), and read by hooks (only `read_only`/`idempotent` tools are retried or cached; `ApprovalGate::destructive()` asks about `destructive` ones) |

@@ -71,6 +71,8 @@ pub struct ToolSpec {
     pub input_schema: Value,
     /// The JSON Schema of a typed output, if the tool has one.
     pub output_schema: Option<Value>,
+    /// Icons a client may show next to the tool (MCP `icons`; other providers have none).
+    pub icons: Vec<Icon>,
     /// Effect annotations.
     pub annotations: Annotations,
     /// How long one call may take before it fails with `timed_out`.
@@ -96,6 +98,7 @@ impl ToolSpec {
             description: description.into(),
             input_schema,
             output_schema: None,
+            icons: Vec::new(),
             annotations: Annotations::default(),
             timeout: None,
             strict: false,
@@ -113,6 +116,12 @@ impl ToolSpec {
     /// Sets the output schema.
     pub fn with_output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(schema);
+        self
+    }
+
+    /// Adds an icon (MCP `icons`, in the order added).
+    pub fn with_icon(mut self, icon: Icon) -> Self {
+        self.icons.push(icon);
         self
     }
 
@@ -139,4 +148,72 @@ impl ToolSpec {
     pub fn takes_no_arguments(&self) -> bool {
         self.input_schema.get("properties").and_then(Value::as_object).is_none_or(|p| p.is_empty())
     }
+}
+
+/// An icon an MCP client may show next to a tool: an `https://` URL or a `data:` URI of an
+/// image, with its MIME type and sizes when known. `#[tool(icon = "...")]` makes one
+/// (checked when the crate builds).
+///
+/// ```
+/// use toolkit::spec::Icon;
+/// let icon = Icon::new("https://example.com/weather.svg");
+/// assert_eq!(icon.mime_type.as_deref(), Some("image/svg+xml"));
+/// let inline = Icon::new("data:image/png;base64,iVBORw0KGgo=").with_sizes(["16x16"]);
+/// assert_eq!(inline.mime_type.as_deref(), Some("image/png"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Icon {
+    /// Where the image is: an `https://` URL or a `data:` URI.
+    pub src: String,
+    /// Its MIME type (`image/png`, `image/svg+xml`, ...), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// The sizes it comes in (`"48x48"`, `"any"` for a scalable image).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<String>,
+}
+
+impl Icon {
+    /// An icon at `src`, its MIME type read from a `data:` URI's header or from the
+    /// path's extension (`png`, `jpg`/`jpeg`, `gif`, `webp`, `svg`, `ico`) when it has one.
+    pub fn new(src: impl Into<String>) -> Self {
+        let src = src.into();
+        let mime_type = icon_mime_type(&src).map(str::to_owned);
+        Icon { src, mime_type, sizes: Vec::new() }
+    }
+
+    /// Sets the MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Sets the sizes (`"48x48"`, `"any"`).
+    pub fn with_sizes<S: Into<String>>(mut self, sizes: impl IntoIterator<Item = S>) -> Self {
+        self.sizes = sizes.into_iter().map(Into::into).collect();
+        self
+    }
+}
+
+/// The MIME type an icon's `src` says: a `data:` URI's, or its path's extension's.
+fn icon_mime_type(src: &str) -> Option<&'static str> {
+    if let Some(data) = src.strip_prefix("data:") {
+        let mime = data.split([';', ',']).next().unwrap_or("");
+        return ["image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml", "image/x-icon"]
+            .into_iter()
+            .find(|known| known.eq_ignore_ascii_case(mime));
+    }
+    let path = src.split(['?', '#']).next().unwrap_or("");
+    let extension = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
+    Some(match extension.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "svg" => "image/svg+xml",
+        "ico" => "image/x-icon",
+        _ => return None,
+    })
 }

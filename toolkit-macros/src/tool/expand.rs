@@ -213,6 +213,10 @@ fn spec_body(m: &ToolModel) -> TokenStream {
         Some(t) => quote!(__spec.title = #p::Some(#p::String::from(#t));),
         None => quote!(),
     };
+    let icon = match &m.icon {
+        Some(src) => quote!(__spec.icons.push(#p::Icon::new(#src));),
+        None => quote!(),
+    };
     let timeout = match m.timeout_ms {
         Some(ms) => quote!(__spec.timeout = #p::Some(#p::Duration::from_millis(#ms));),
         None => quote!(),
@@ -242,6 +246,7 @@ fn spec_body(m: &ToolModel) -> TokenStream {
         #(#params)*
         let mut __spec = #p::ToolSpec::new(#name, #description, __schema.finish());
         #title
+        #icon
         #timeout
         __spec.annotations = #p::Annotations {
             read_only: #read_only,

@@ -29,6 +29,7 @@ pub struct ToolModel {
     pub name: String,
     pub description: TokenStream,
     pub title: Option<String>,
+    pub icon: Option<String>,
     pub timeout_ms: Option<u64>,
     pub read_only: bool,
     pub destructive: bool,
@@ -117,6 +118,28 @@ fn name_problem(name: &str) -> Option<String> {
             "tool name `{name}` contains {what}; providers accept only ASCII letters, digits, `_` and `-`: rename it with `#[tool(name = \"...\")]`"
         ),
     })
+}
+
+/// Whether `src` can be a tool's icon: an `https://` URL with a host, or a `data:image/`
+/// URI with its data (what MCP clients fetch or show; they are told to refuse others).
+fn check_icon(src: &str) -> Result<(), String> {
+    let example = "such as \"https://example.com/weather.svg\" or \"data:image/png;base64,...\"";
+    if let Some(rest) = src.strip_prefix("https://") {
+        let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+        if host.is_empty() || src.chars().any(char::is_whitespace) {
+            return Err(format!("invalid `icon`: an `https://` URL needs a host and no spaces, {example}"));
+        }
+        return Ok(());
+    }
+    if let Some(rest) = src.strip_prefix("data:image/") {
+        if rest.split_once(',').is_none_or(|(_, data)| data.is_empty()) {
+            return Err(format!("invalid `icon`: a `data:` URI needs its data after a comma, {example}"));
+        }
+        return Ok(());
+    }
+    Err(format!(
+        "invalid `icon`: write an `https://` URL or a `data:image/` URI, {example} (MCP clients refuse other schemes)"
+    ))
 }
 
 /// The units a `timeout` takes, as the `#[tool]` and `#[hook]` docs list them.
@@ -318,6 +341,13 @@ pub fn build(
             None
         }
     });
+    let icon = options.icon.as_ref().and_then(|lit| match check_icon(&lit.value()) {
+        Ok(()) => Some(lit.value()),
+        Err(problem) => {
+            errors.at(lit, problem);
+            None
+        }
+    });
 
     // Parameters.
     let mut params = Vec::new();
@@ -431,6 +461,7 @@ pub fn build(
         name,
         description,
         title: options.title.map(|t| t.value()),
+        icon,
         timeout_ms,
         read_only: options.read_only.is_present(),
         destructive: options.destructive.is_present(),

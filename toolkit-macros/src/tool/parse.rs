@@ -14,6 +14,8 @@ pub struct ToolOptions {
     pub name: Option<LitStr>,
     /// A human title (MCP `title`).
     pub title: Option<LitStr>,
+    /// An icon a client may show (MCP `icons`): an `https://` URL or a `data:image/` URI.
+    pub icon: Option<LitStr>,
     /// Replaces the doc comment as the description.
     pub description: Option<LitStr>,
     /// Per-call timeout: `"10s"`, `"500ms"`, `"2m"` (see `model::parse_timeout`).
@@ -36,6 +38,7 @@ pub struct ToolOptions {
 const TOOL_KEYS: &[(&str, &str)] = &[
     ("name", "name = \"get_weather\""),
     ("title", "title = \"Get weather\""),
+    ("icon", "icon = \"https://example.com/weather.svg\""),
     ("description", "description = \"...\""),
     ("timeout", "timeout = \"10s\""),
     ("read_only", "read_only"),

@@ -16,7 +16,7 @@ impl ToolSpec {
     /// | [`OpenAiResponses`](Target::OpenAiResponses) | `{"type": "function", name, description, parameters, strict}` |
     /// | [`Anthropic`](Target::Anthropic) | `{name, description, input_schema}` |
     /// | [`Gemini`](Target::Gemini) | `{name, description, parameters?}` in Gemini's OpenAPI subset, or `{name, description, parametersJsonSchema}` where the subset would cut the schema |
-    /// | [`Mcp`](Target::Mcp) | `{name, title?, description, inputSchema, outputSchema?, annotations}` |
+    /// | [`Mcp`](Target::Mcp) | `{name, title?, description, icons?, inputSchema, outputSchema?, annotations}` |
     ///
     /// Strict (OpenAI Structured Outputs) lists every property in `required`, makes the
     /// optional ones nullable (those with a default are sent always instead, the default
@@ -32,7 +32,8 @@ impl ToolSpec {
     /// recursive type, a map's value type or a tuple; then its JSON Schema form
     /// (`parametersJsonSchema`, with `$ref`/`$defs`). Either is left out when the tool
     /// takes no arguments. MCP
-    /// gets `outputSchema` only when the output schema has an object root.
+    /// gets `outputSchema` only when the output schema has an object root (what every
+    /// revision accepts; `McpServer` adds the others for 2026-07-28 clients).
     ///
     /// ```
     /// use serde_json::json;
@@ -127,6 +128,9 @@ impl ToolSpec {
             tool.insert("title".into(), Value::from(title.as_str()));
         }
         tool.insert("description".into(), Value::from(self.description.as_str()));
+        if !self.icons.is_empty() {
+            tool.insert("icons".into(), serde_json::to_value(&self.icons).unwrap_or_default());
+        }
         tool.insert("inputSchema".into(), self.input_schema.clone());
         if let Some(output) = published_output_schema(self) {
             tool.insert("outputSchema".into(), output.clone());
