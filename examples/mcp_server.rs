@@ -1,6 +1,7 @@
 //! The file assistant's tools and `get_weather`, served to any MCP host (Claude Desktop,
 //! IDEs, agent frameworks in any language) with the sandbox and audit hooks governing
-//! every call.
+//! every call, and `write_file`, which a person at the host approves before each write
+//! (the deferring approval gate, asked through the host's elicitation form).
 //!
 //! ```text
 //! cargo run --example mcp_server                          # stdio (what MCP hosts launch)
@@ -19,8 +20,9 @@ mod weather;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use toolkit::hooks::AuditLog;
+use toolkit::hooks::{ApprovalGate, AuditLog, SafeDir};
 use toolkit::mcp::McpServer;
 use toolkit::prelude::*;
 
@@ -52,6 +54,21 @@ fn options() -> Result<Options, String> {
         }
     }
     Ok(options)
+}
+
+/// Write a text file in the data directory, replacing it if it exists. A person at the
+/// host approves each write first.
+#[tool(blocking, destructive, timeout = "5s")]
+fn write_file(
+    #[state] files: Arc<SafeDir>,
+    /// The file to write, for example "notes.md".
+    #[arg(min_length = 1)]
+    path: String,
+    /// The text to write.
+    content: String,
+) -> Result<String, std::io::Error> {
+    files.write(&path, &content)?;
+    Ok(format!("wrote {} bytes to {path}", content.len()))
 }
 
 fn main() -> ExitCode {
@@ -96,14 +113,17 @@ fn main() -> ExitCode {
 async fn run(options: Options) -> Result<(), Box<dyn std::error::Error>> {
     let data = files::create_sample_data(&options.data)?;
     let audit = AuditLog::to_file(&options.audit)?;
-    let tools = toolbox![files::read_file, files::list_files, files::current_time, weather::get_weather]
+    let tools = toolbox![files::read_file, files::list_files, files::current_time, weather::get_weather, write_file]
         .with_hooks(files::file_hooks(&data))
+        // Every destructive call waits for a person: the host shows them a form.
+        .with_hook(ApprovalGate::deferring().destructive())
         .with_state(files::file_state(&data)?)
         .with_sink(audit.clone());
-    let server = McpServer::new(tools)
-        .with_name("toolkit-example", env!("CARGO_PKG_VERSION"))
-        .with_instructions("Files of a small project (read_file, list_files) and the current weather of a city.");
-    tracing::info!(data = %data.display(), audit = %options.audit.display(), "serving 4 tools");
+    let server = McpServer::new(tools).with_name("toolkit-example", env!("CARGO_PKG_VERSION")).with_instructions(
+        "Files of a small project (read_file, list_files, write_file: a person approves each write) and the \
+             current weather of a city.",
+    );
+    tracing::info!(data = %data.display(), audit = %options.audit.display(), "serving 5 tools");
     match options.http {
         None => tokio::select! {
             served = server.serve_stdio() => served?,

@@ -32,8 +32,8 @@ async fn imported_tools_run_remotely_under_local_hooks() {
     let mut tools = Toolbox::new()
         .with_hook(no_remote_reads::hook())
         .with_sink(move |r: &CallRecord| seen.lock().unwrap().push((r.tool.clone(), r.outcome)));
-    assert_eq!(remote.add_to(&mut tools).expect("names are free"), 4);
-    assert_eq!(tools.names(), ["ex_read_file", "ex_list_files", "ex_current_time", "ex_get_weather"]);
+    assert_eq!(remote.add_to(&mut tools).expect("names are free"), 5);
+    assert_eq!(tools.names(), ["ex_read_file", "ex_list_files", "ex_current_time", "ex_get_weather", "ex_write_file"]);
 
     // Schemas and annotations pass through unchanged.
     let weather = tools.spec("ex_get_weather").unwrap();
@@ -96,7 +96,7 @@ async fn tools_import_over_streamable_http_too() {
     let server = support::HttpServer::start(&dir.join("data"), &dir.join("audit.jsonl"));
     let remote = McpTools::connect_http(&server.url).await.expect("connects over HTTP");
     let mut tools = Toolbox::new();
-    assert_eq!(remote.add_to(&mut tools).unwrap(), 4);
+    assert_eq!(remote.add_to(&mut tools).unwrap(), 5);
     let weather = tools.call(ToolCall::new("1", "get_weather", r#"{"location":"Beijing","unit":"fahrenheit"}"#)).await;
     assert!(weather.content.contains(r#""temperature":71.6"#), "{weather:?}");
     remote.close().await;

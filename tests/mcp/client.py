@@ -3,6 +3,7 @@
 Used by the Rust tests in tests/mcp_python.rs; not a test on its own. Usage:
 
     python client.py (--stdio CMD [ARG...] | --url URL) --mode (legacy|modern) --calls JSON
+                     [--answer approve|deny]
 
 * legacy: `ClientSession.initialize()` (the 2025-11-25 handshake), then `list_tools`,
   then `call_tool` for each call;
@@ -15,6 +16,10 @@ Used by the Rust tests in tests/mcp_python.rs; not a test on its own. Usage:
 `CallToolResult`, with `structured_valid`: whether `structuredContent` validates against
 the tool's `outputSchema`) or `error` (`code`, `message`) for a protocol error, and
 `progress`: the progress notifications the call got (each call asks for them).
+
+With `--answer`, the client declares elicitation and answers every form a server sends
+(approve: `{"approve": true}`; deny: `{"approve": false, "note": "not now"}`); the report's
+`asked` lists the messages it was asked, in order. Without it, the client cannot be asked.
 """
 
 import argparse
@@ -23,7 +28,7 @@ import sys
 
 import anyio
 import jsonschema
-from mcp import Client, ClientSession, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -31,6 +36,23 @@ from mcp.shared.exceptions import MCPError
 
 def dump(model):
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+ASKED = []
+
+
+def answering(answer):
+    """The elicitation callback that gives `answer` to every form, or None (cannot be asked)."""
+    if answer is None:
+        return None
+
+    async def callback(context, params):
+        ASKED.append(params.message)
+        if answer == "approve":
+            return types.ElicitResult(action="accept", content={"approve": True})
+        return types.ElicitResult(action="accept", content={"approve": False, "note": "not now"})
+
+    return callback
 
 
 async def exercise(session, calls, protocol_version, server):
@@ -61,12 +83,13 @@ async def exercise(session, calls, protocol_version, server):
         except MCPError as error:
             entry["error"] = {"code": error.code, "message": error.message}
         report["calls"].append(entry)
+    report["asked"] = list(ASKED)
     return report
 
 
-async def legacy(streams, calls):
+async def legacy(streams, calls, answer):
     read, write = streams
-    async with ClientSession(read, write) as session:
+    async with ClientSession(read, write, elicitation_callback=answering(answer)) as session:
         init = await session.initialize()
         server = dump(init.server_info) if init.server_info else None
         return await exercise(session, calls, init.protocol_version, server)
@@ -78,6 +101,7 @@ async def main():
     parser.add_argument("--url")
     parser.add_argument("--mode", choices=["legacy", "modern"], required=True)
     parser.add_argument("--calls", default="[]")
+    parser.add_argument("--answer", choices=["approve", "deny"])
     args = parser.parse_args()
     calls = json.loads(args.calls)
 
@@ -89,12 +113,12 @@ async def main():
     if args.mode == "legacy":
         if args.stdio:
             async with stdio_client(target) as streams:
-                report = await legacy(streams, calls)
+                report = await legacy(streams, calls, args.answer)
         else:
             async with streamable_http_client(target) as streams:
-                report = await legacy(streams, calls)
+                report = await legacy(streams, calls, args.answer)
     else:
-        async with Client(target, mode="auto") as client:
+        async with Client(target, mode="auto", elicitation_callback=answering(args.answer)) as client:
             server = dump(client.server_info) if client.server_info else None
             report = await exercise(client, calls, client.protocol_version, server)
     json.dump(report, sys.stdout)

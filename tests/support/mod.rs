@@ -112,9 +112,15 @@ fn has_pinned_mcp(python: &Path) -> bool {
 /// Runs `tests/mcp/client.py` (the official Python client) and returns its report;
 /// `None` when Python is unavailable (see [`python`]).
 pub fn python_client(mode: &str, calls: &Value, target: &[String]) -> Option<Value> {
+    python_client_with(mode, calls, &[], target)
+}
+
+/// [`python_client`] with more options of `client.py` (`--answer approve`, say).
+pub fn python_client_with(mode: &str, calls: &Value, options: &[&str], target: &[String]) -> Option<Value> {
     let out = Command::new(python()?)
         .arg(root().join("tests/mcp/client.py"))
         .args(["--mode", mode, "--calls", &calls.to_string()])
+        .args(options)
         .args(target)
         .output()
         .expect("python runs");

@@ -26,6 +26,9 @@ pub enum McpError {
     /// is taken or invalid).
     #[error(transparent)]
     Toolbox(#[from] crate::ToolboxError),
+    /// A setting was refused (an approval signing key shorter than 32 bytes, say).
+    #[error("MCP server setting refused: {0}")]
+    Config(String),
     /// The server's task ended abnormally (it panicked or was aborted).
     #[error("MCP service task failed: {0}")]
     Task(String),

@@ -30,6 +30,7 @@
 //! }
 //! ```
 
+mod approval;
 mod client;
 mod error;
 mod gate;

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, ContentBlock, ErrorData, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
@@ -16,10 +16,14 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::approval::Approvals;
 use super::{McpError, stream};
-use crate::hook::Scope;
+use crate::Toolbox;
 use crate::schema::Target;
-use crate::{ToolCall, ToolResult, Toolbox};
+
+mod call;
+
+use call::modern;
 
 /// How many tools one `tools/list` page holds by default.
 const DEFAULT_PAGE_SIZE: usize = 200;
@@ -39,6 +43,7 @@ const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
 /// |---|---|
 /// | the tool returned | a result; for a tool with an output schema, also `structuredContent` (the typed output, conforming to `outputSchema`) next to its JSON text |
 /// | a hook blocked the call, the tool failed, timed out or panicked, the arguments were invalid | a result with `isError: true` whose text the model can act on (no `structuredContent`) |
+/// | a hook deferred the call (an [`ApprovalGate::deferring`](crate::hooks::ApprovalGate::deferring)) | the person at the client is asked (see below); a client that cannot ask gets an error result: the call does not run |
 /// | the tool does not exist | a JSON-RPC error `-32602` listing the available tools |
 /// | the client cancelled the request (`notifications/cancelled`) | the running tool is cancelled (its future is dropped) |
 /// | the client disconnected mid-call | the call runs to its end (its own timeout applies), so its record reaches the audit sinks, and the server returns once every call is done |
@@ -48,6 +53,28 @@ const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
 /// (`server/discover`, per-request `_meta`; `tools/list` then carries `ttlMs` and
 /// `cacheScope`, see [`with_list_cache`](McpServer::with_list_cache)). Unknown methods
 /// get `-32601`.
+///
+/// # Approvals through the host
+///
+/// A call a hook defers ([`Decision::Defer`](crate::Decision::Defer): the deferring
+/// approval gate, or a hook of your own) asks the person at the MCP client, in a form
+/// ("Approve `delete_file` with {…}?", the arguments redacted, with an `approve` box and a
+/// `note`):
+///
+/// | client | how it is asked |
+/// |---|---|
+/// | 2026-07-28, declared form elicitation | an `input_required` result with the form and a sealed `requestState`; the client's retry with the answer runs the call (approved) or blocks it (the model reads the note) |
+/// | 2025-11-25, declared elicitation | `elicitation/create` during the call, waited for up to [`with_approval_ttl`](McpServer::with_approval_ttl) |
+/// | declared neither | an error result: ``deferred: {reason}; this MCP client cannot ask a person …``: the call does not run (closed, not open) |
+///
+/// The answer runs the call under the deferred call's id, through every hook again: the
+/// deferring hook meets the decision, which holds only for the arguments shown (their
+/// SHA-256). The `requestState` is signed (HMAC-SHA256, see
+/// [`with_approval_key`](McpServer::with_approval_key)) and bound to the tool and the
+/// arguments the client sent; a forged, altered, expired or reused state, or one sent
+/// with other arguments, blocks the call saying so. The audit log has two records: the
+/// deferral, and the call as it ended. One deferring hook per call is answered this way;
+/// a second one in the same call stays deferred.
 ///
 /// `McpServer` is also an [`rmcp::ServerHandler`], for serving it over a transport this
 /// module does not wrap; cloning it is cheap (the state is shared).
@@ -78,6 +105,9 @@ struct Inner {
     toolbox: Arc<Toolbox>,
     /// Every tool as `tools/list` publishes it (built once), served in pages.
     list: ListToolsResult,
+    /// The output schemas without an object root, by position in the list: published to
+    /// 2026-07-28 clients only.
+    any_outputs: HashMap<usize, Arc<serde_json::Map<String, Value>>>,
     /// How many tools one `tools/list` page holds.
     page_size: usize,
     /// Tool name → how to answer its calls.
@@ -96,6 +126,8 @@ struct Inner {
     max_queued: usize,
     /// The most requests of a stdio client waiting for their answers.
     max_unanswered: usize,
+    /// How calls a hook defers ask the person at the client.
+    approvals: Approvals,
 }
 
 /// What one connection (a byte stream, or an HTTP server with its sessions) shares.
@@ -130,8 +162,20 @@ impl Connection {
 #[derive(Clone)]
 struct Route {
     tool: Tool,
-    /// The tool publishes an output schema: successful results carry `structuredContent`.
-    structured: bool,
+    /// What the tool's successful results carry besides their text.
+    output: Structured,
+}
+
+/// What a tool's output schema lets its results carry as `structuredContent`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Structured {
+    /// No output schema: text only.
+    Never,
+    /// An output schema with an object root: `structuredContent` in every era.
+    Object,
+    /// Another output schema (an array, a number, ...): `structuredContent` for
+    /// 2026-07-28 clients, text only for earlier ones.
+    Any,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -150,6 +194,7 @@ impl McpServer {
         let toolbox = toolbox.into();
         let mut tools = Vec::new();
         let mut routes = HashMap::new();
+        let mut any_outputs = HashMap::new();
         for spec in toolbox.specs() {
             let exported = spec.export(Target::Mcp);
             let tool: Tool = serde_json::from_value(exported).unwrap_or_else(|error| {
@@ -157,8 +202,17 @@ impl McpServer {
                 tracing::warn!(tool = %spec.name, %error, "tool spec is not a valid MCP tool; publishing its name only");
                 Tool::new(spec.name.clone(), spec.description.clone(), Arc::new(serde_json::Map::new()))
             });
-            let structured = tool.output_schema.is_some();
-            routes.insert(spec.name.clone(), Route { tool: tool.clone(), structured });
+            // 2026-07-28 allows any output schema; earlier revisions, an object root only
+            // (the MCP export publishes those).
+            let output = match (&tool.output_schema, &spec.output_schema) {
+                (Some(_), _) => Structured::Object,
+                (None, Some(Value::Object(schema))) => {
+                    any_outputs.insert(tools.len(), Arc::new(schema.clone()));
+                    Structured::Any
+                }
+                (None, _) => Structured::Never,
+            };
+            routes.insert(spec.name.clone(), Route { tool: tool.clone(), output });
             tools.push(tool);
         }
         let capabilities = ServerCapabilities::builder().enable_tools().build();
@@ -167,6 +221,7 @@ impl McpServer {
         let inner = Inner {
             toolbox,
             list: ListToolsResult::with_all_items(tools),
+            any_outputs,
             routes,
             info,
             page_size: DEFAULT_PAGE_SIZE,
@@ -177,6 +232,7 @@ impl McpServer {
             max_running: 256,
             max_queued: 1024,
             max_unanswered: 1024,
+            approvals: Approvals::new(),
         };
         let connection = Connection::new(&inner);
         McpServer { inner: Arc::new(inner), connection }
@@ -243,6 +299,31 @@ impl McpServer {
     /// the 1 MiB a server-sent event may hold for the official Python client.
     pub fn with_page_size(mut self, n: usize) -> Self {
         Arc::make_mut(&mut self.inner).page_size = n.max(1);
+        self
+    }
+
+    /// Signs the `requestState` of approvals asked through the host with `key` (at least
+    /// 32 bytes; shorter is refused) instead of a random key of this process. Replicas
+    /// behind one endpoint need the same key (a client's retry may reach another one),
+    /// and so does a server that should accept, after a restart, the answers to what it
+    /// asked before. Keep it secret: whoever holds it can forge approvals.
+    pub fn with_approval_key(mut self, key: impl Into<Vec<u8>>) -> Result<Self, McpError> {
+        Arc::make_mut(&mut self.inner).approvals.with_key(key.into())?;
+        Ok(self)
+    }
+
+    /// Where approvals already answered are recorded (default: in this process's
+    /// memory), so a replayed answer is refused: pass the replicas' shared store (a
+    /// `RedisStore`) so every replica refuses it.
+    pub fn with_approval_store(mut self, store: Arc<dyn crate::hooks::store::Store>) -> Self {
+        Arc::make_mut(&mut self.inner).approvals.with_store(store);
+        self
+    }
+
+    /// How long a person has to answer an approval request (default 10 minutes): the
+    /// life of an `input_required` state, and how long a 2025-11-25 client is waited for.
+    pub fn with_approval_ttl(mut self, ttl: Duration) -> Self {
+        Arc::make_mut(&mut self.inner).approvals.with_ttl(ttl);
         self
     }
 
@@ -341,117 +422,6 @@ impl McpServer {
         self.connection.calls.close();
         self.connection.calls.wait().await;
     }
-
-    async fn run_call(&self, request: CallToolRequestParams, cx: RequestContext<RoleServer>) -> CallToolResult {
-        let inner = &*self.inner;
-        let connection = &*self.connection;
-        // A slot to run in: at once, or after the calls ahead of it, in a bounded queue.
-        let _slot = match Arc::clone(&connection.running).try_acquire_owned() {
-            Ok(slot) => slot,
-            Err(_) => {
-                if connection.queued.fetch_add(1, Ordering::Relaxed) >= inner.max_queued {
-                    connection.queued.fetch_sub(1, Ordering::Relaxed);
-                    tracing::warn!(id = %cx.id, running = inner.max_running, queued = inner.max_queued, "too many tool calls; refusing one");
-                    return CallToolResult::error(vec![ContentBlock::text(format!(
-                        "The server is running {} calls and {} more are waiting, its limits; try again when one has \
-                         finished.",
-                        inner.max_running, inner.max_queued
-                    ))]);
-                }
-                let waited = tokio::select! {
-                    slot = Arc::clone(&connection.running).acquire_owned() => slot.ok(),
-                    () = cx.ct.cancelled() => None,
-                };
-                connection.queued.fetch_sub(1, Ordering::Relaxed);
-                match waited {
-                    Some(slot) => slot,
-                    None => return CallToolResult::error(vec![ContentBlock::text("The call was cancelled.")]),
-                }
-            }
-        };
-        let structured = inner.routes.get(request.name.as_ref()).is_some_and(|r| r.structured);
-        let arguments = match &request.arguments {
-            Some(arguments) => serde_json::to_string(arguments).unwrap_or_default(),
-            // No arguments at all: the toolbox reads "" as `{}` for a tool that takes none,
-            // and tells the model which arguments are missing otherwise.
-            None => String::new(),
-        };
-        // Unique per server, and still showing the client's request id.
-        let n = inner.calls.fetch_add(1, Ordering::Relaxed) + 1;
-        let call = ToolCall::new(format!("mcp-{n}-{}", cx.id), request.name, arguments);
-        // The records carry the MCP session (streamable HTTP), else the connection.
-        let session = cx
-            .extensions
-            .get::<hyper::http::request::Parts>()
-            .and_then(|parts| parts.headers.get("mcp-session-id"))
-            .and_then(|id| id.to_str().ok())
-            .map_or_else(|| Arc::clone(&connection.label), Arc::from);
-        let mut scope = Scope::new().with_session(session);
-        // A client that asked for progress (`_meta.progressToken`) gets the tool's.
-        let relay = cx.meta.get_progress_token().map(|token| {
-            let (relay, sending) = super::progress::Relay::start(cx.peer.clone(), token);
-            scope = std::mem::take(&mut scope).with_progress(Arc::clone(&relay));
-            (relay, sending)
-        });
-        let result = self.run_in(call, &scope, &cx).await;
-        drop(scope);
-        if let Some((relay, sending)) = relay {
-            relay.finish();
-            drop(relay);
-            // The notifications go out before the result.
-            let _ = sending.await;
-        }
-        result.map_or_else(
-            || CallToolResult::error(vec![ContentBlock::text("The call was cancelled.")]),
-            |r| to_mcp_result(r, structured),
-        )
-    }
-
-    /// Runs the call, finishing it when the client disconnects (its record is written);
-    /// `None` when the client cancelled it.
-    async fn run_in(&self, call: ToolCall, scope: &Scope, cx: &RequestContext<RoleServer>) -> Option<ToolResult> {
-        let (inner, connection) = (&*self.inner, &*self.connection);
-        let mut running = std::pin::pin!(connection.calls.track_future(inner.toolbox.call_in(call, scope)));
-        tokio::select! {
-            biased;
-            result = &mut running => Some(result),
-            () = cx.ct.cancelled() => {
-                if connection.closed.is_cancelled() {
-                    // The client is gone, not cancelling: finish the call so its record is
-                    // written (the tool's own timeout bounds the wait).
-                    tracing::debug!(id = %cx.id, "client disconnected mid-call; finishing the call");
-                    Some(running.await)
-                } else {
-                    tracing::info!(id = %cx.id, "tool call cancelled by the client");
-                    None
-                }
-            }
-        }
-    }
-}
-
-/// The MCP result of a toolbox result.
-fn to_mcp_result(result: ToolResult, structured: bool) -> CallToolResult {
-    if result.is_error() {
-        return CallToolResult::error(vec![ContentBlock::text(result.content)]);
-    }
-    // A typed output's text is its JSON: parsed back only for tools that publish an
-    // output schema. An after hook may have rewritten the text (truncated it, say);
-    // then there is no structured copy to give, and the text alone goes out.
-    let structured = if structured {
-        match serde_json::from_str::<Value>(&result.content) {
-            Ok(value @ Value::Object(_)) => Some(value),
-            _ => {
-                tracing::debug!(tool = %result.name, "output is no longer its typed JSON; sending text only");
-                None
-            }
-        }
-    } else {
-        None
-    };
-    let mut out = CallToolResult::success(vec![ContentBlock::text(result.content)]);
-    out.structured_content = structured;
-    out
 }
 
 impl ServerHandler for McpServer {
@@ -484,9 +454,14 @@ impl ServerHandler for McpServer {
         let end = start.saturating_add(self.inner.page_size).min(all.len());
         let mut list = ListToolsResult::with_all_items(all[start..end].to_vec());
         list.next_cursor = (end < all.len()).then(|| format!("tools:{end}"));
-        // Caching hints are a 2026-07-28 feature; legacy sessions get the legacy shape.
-        let modern = cx.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-        if modern {
+        // Caching hints and output schemas of any root are 2026-07-28 features; legacy
+        // sessions get the legacy shape.
+        if modern(&cx) {
+            for (tool, n) in list.tools.iter_mut().zip(start..end) {
+                if let Some(schema) = self.inner.any_outputs.get(&n) {
+                    tool.output_schema = Some(Arc::clone(schema));
+                }
+            }
             list.ttl_ms = Some(u64::try_from(self.inner.list_ttl.as_millis()).unwrap_or(u64::MAX));
             list.cache_scope = Some(self.inner.list_scope);
         }
@@ -505,8 +480,12 @@ impl ServerHandler for McpServer {
         if !self.has_tool(&request.name) {
             // Still a call for the toolbox, so its sinks (the audit log) see the attempt;
             // the client gets the protocol error MCP prescribes, with the toolbox's text.
-            let result = self.run_call(request, cx).await;
-            let message = result.content.first().and_then(ContentBlock::as_text).map(|t| t.text.clone());
+            let message = match self.run_call(request, cx).await {
+                CallToolResponse::Complete(result) => {
+                    result.content.first().and_then(ContentBlock::as_text).map(|t| t.text.clone())
+                }
+                _ => None,
+            };
             // Bounded however many tools there are: the first 50 names and a count.
             let tools = &self.inner.list.tools;
             let available: Vec<&str> = tools.iter().take(50).map(|t| t.name.as_ref()).collect();
@@ -515,7 +494,7 @@ impl ServerHandler for McpServer {
                 Some(json!({ "available": available, "total": tools.len() })),
             ));
         }
-        Ok(CallToolResponse::Complete(self.run_call(request, cx).await))
+        Ok(self.run_call(request, cx).await)
     }
 }
 
@@ -523,19 +502,6 @@ impl ServerHandler for McpServer {
 mod tests {
     use super::*;
     use crate::ToolSpec;
-
-    #[test]
-    fn errors_carry_no_structured_content_and_typed_outputs_do() {
-        let ok = to_mcp_result(ToolResult::ok("1", "w", r#"{"t":1}"#), true);
-        assert_eq!(ok.structured_content, Some(json!({"t": 1})));
-        assert_eq!(ok.is_error, Some(false));
-        let failed =
-            to_mcp_result(ToolResult::failed("1", "w", crate::ToolError::new(crate::ErrorKind::Blocked, "no")), true);
-        assert_eq!(failed.structured_content, None);
-        assert_eq!(failed.is_error, Some(true));
-        let truncated = to_mcp_result(ToolResult::ok("1", "w", r#"{"t":1"#), true);
-        assert_eq!(truncated.structured_content, None);
-    }
 
     #[test]
     fn the_tool_list_keeps_the_toolbox_order() {
