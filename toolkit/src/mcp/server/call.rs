@@ -52,11 +52,16 @@ impl McpServer {
             Some(output) => output,
             None => Structured::Never,
         };
-        let arguments = match &request.arguments {
-            Some(arguments) => serde_json::to_string(arguments).unwrap_or_default(),
-            // No arguments at all: the toolbox reads "" as `{}` for a tool that takes none,
-            // and tells the model which arguments are missing otherwise.
-            None => String::new(),
+        // The call as the toolbox takes it under `id` (made again only when it was
+        // deferred: for the pending call, and to run it with a decision).
+        let call_of = |id: String| {
+            let arguments = match &request.arguments {
+                Some(arguments) => serde_json::to_string(arguments).unwrap_or_default(),
+                // No arguments at all: the toolbox reads "" as `{}` for a tool that takes
+                // none, and tells the model which arguments are missing otherwise.
+                None => String::new(),
+            };
+            ToolCall::new(id, request.name.clone(), arguments)
         };
         // The retry of a call that asked for approval (2026-07-28) brings the answer: it
         // runs under the deferred call's id with the decision, or, when the answer does
@@ -71,7 +76,6 @@ impl McpServer {
             // Unique per server, and still showing the client's request id.
             _ => format!("mcp-{}-{}", inner.calls.fetch_add(1, Ordering::Relaxed) + 1, cx.id),
         };
-        let call = ToolCall::new(id, request.name.clone(), arguments);
         // The records carry the MCP session (streamable HTTP), else the connection.
         let session = cx
             .extensions
@@ -91,10 +95,11 @@ impl McpServer {
             scope = std::mem::take(&mut scope).with_progress(Arc::clone(&relay));
             (relay, sending)
         });
-        let mut result = self.run_in(call.clone(), &scope, &cx).await;
+        let mut result = self.run_in(call_of(id.clone()), &scope, &cx).await;
         // A call a hook deferred asks the person at the client, as the client can be asked.
         let mut input_required = None;
-        if let Some(pending) = result.as_ref().and_then(|r| PendingCall::of(&call, r)) {
+        let deferred = result.as_ref().filter(|r| r.kind() == Some(crate::ErrorKind::Deferred));
+        if let Some(pending) = deferred.and_then(|r| PendingCall::of(&call_of(id.clone()), r)) {
             if !can_ask(&cx) {
                 if let Some(result) = &mut result {
                     result.content.push_str(
@@ -107,8 +112,8 @@ impl McpServer {
             } else {
                 let approval = inner.approvals.ask(&pending, &cx).await;
                 let decided = Decided { digest: pending.digest().to_owned(), approval };
-                let scope = scope.clone().with_decisions(decisions(call.id.clone(), decided));
-                result = self.run_in(call, &scope, &cx).await;
+                let scope = scope.clone().with_decisions(decisions(id.clone(), decided));
+                result = self.run_in(call_of(id), &scope, &cx).await;
             }
         }
         drop(scope);
