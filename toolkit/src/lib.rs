@@ -84,7 +84,7 @@ pub use hook::{AfterCall, BeforeCall, Decision, ErrorCall, Hook, HookError, Hook
 pub use limits::Limits;
 pub use record::{CallRecord, Effect, HookAction, Outcome, RecordSink};
 pub use schema::{Incompatibility, Target};
-pub use spec::{Annotations, Icon, ToolSpec};
+pub use spec::{Annotations, Icon, ParamHeader, ToolSpec};
 pub use tool::{DynTool, FnTool, Tool, Validate};
 pub use toolbox::{Toolbox, ToolboxError};
 /// Makes a function a tool a language model can call.
@@ -131,6 +131,7 @@ pub use toolbox::{Toolbox, ToolboxError};
 /// | `one_of = [1, 5, 25]` | the values a number may take: an `enum` in the schema, checked when parsing |
 /// | `items_one_of = ["news", "sports"]` | the values each item of a list (`Vec`, array, set; of strings or numbers) may take: an `enum` in the schema's `items`, checked when parsing (the error names the item: ``got "gossip" at `sections[2]` ``) |
 /// | `format = "date-time"` | the JSON Schema `format` of a string. Checked when parsing for `date-time`, `date`, `time` (RFC 3339), `ipv4`, `ipv6` and `uuid`; any other format (`email`, `uri`, ...) is only published in the schema. A misspelled standard format (`datetime`) is a compile error |
+/// | `header = "Region"` | MCP clients also send the argument as the HTTP header `Mcp-Param-Region` (2026-07-28; `x-mcp-header` in the MCP export), checked by the HTTP server against the argument; a string, integer or boolean parameter (or an `Option` of one), an HTTP token, one header per parameter |
 /// | `schema_with = path::to::function` | the parameter's whole schema, from `fn(&mut schemars::SchemaGenerator) -> schemars::Schema` (as `#[schemars(schema_with)]`) or `fn() -> schemars::Schema`; the type then needs no `JsonSchema`. The doc comment's description and the default are added to it; the constraints above cannot go with it (write them into the schema; they are then not checked when parsing) |
 ///
 /// A constraint broken by the model's arguments is an error naming the parameter and the

@@ -73,6 +73,8 @@ pub struct ToolSpec {
     pub output_schema: Option<Value>,
     /// Icons a client may show next to the tool (MCP `icons`; other providers have none).
     pub icons: Vec<Icon>,
+    /// Arguments MCP clients also send as HTTP headers (`Mcp-Param-*`), for routing.
+    pub headers: Vec<ParamHeader>,
     /// Effect annotations.
     pub annotations: Annotations,
     /// How long one call may take before it fails with `timed_out`.
@@ -99,6 +101,7 @@ impl ToolSpec {
             input_schema,
             output_schema: None,
             icons: Vec::new(),
+            headers: Vec::new(),
             annotations: Annotations::default(),
             timeout: None,
             strict: false,
@@ -122,6 +125,16 @@ impl ToolSpec {
     /// Adds an icon (MCP `icons`, in the order added).
     pub fn with_icon(mut self, icon: Icon) -> Self {
         self.icons.push(icon);
+        self
+    }
+
+    /// Has MCP clients send the top-level argument `param` also as the HTTP header
+    /// `Mcp-Param-{header}` (published as `x-mcp-header` on the parameter's schema; the
+    /// HTTP server refuses a request whose header disagrees with the argument).
+    /// `#[arg(header = "...")]` does it with the checks done when the crate builds: a
+    /// string, integer or boolean parameter, an HTTP token, one header per parameter.
+    pub fn with_header(mut self, param: impl Into<String>, header: impl Into<String>) -> Self {
+        self.headers.push(ParamHeader::new(param, header));
         self
     }
 
@@ -216,4 +229,22 @@ fn icon_mime_type(src: &str) -> Option<&'static str> {
         "ico" => "image/x-icon",
         _ => return None,
     })
+}
+
+/// A top-level argument MCP clients also send as an HTTP header, `Mcp-Param-{header}`,
+/// so proxies and load balancers can route on it without reading the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ParamHeader {
+    /// The parameter's name on the wire.
+    pub param: String,
+    /// The header's name after `Mcp-Param-` (`Region`).
+    pub header: String,
+}
+
+impl ParamHeader {
+    /// `param` travels as `Mcp-Param-{header}` too.
+    pub fn new(param: impl Into<String>, header: impl Into<String>) -> Self {
+        ParamHeader { param: param.into(), header: header.into() }
+    }
 }

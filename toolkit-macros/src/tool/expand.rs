@@ -174,6 +174,7 @@ fn spec_body(m: &ToolModel) -> TokenStream {
     let description = &m.description;
     let args_ident = &m.args_ident;
     let mut params = Vec::new();
+    let mut headers = Vec::new();
     for param in &m.params {
         let ParamKind::Arg(a) = &param.kind else { continue };
         let ty = &param.ty;
@@ -194,6 +195,17 @@ fn spec_body(m: &ToolModel) -> TokenStream {
         };
         let constraints = super::constraints::schema_keywords(&p, ty, a);
         let param_cfg = cfg_attrs(&param.cfgs);
+        if let Some(header) = &a.header {
+            // Checked at the type: one error there if it has no header form.
+            let check = quote_spanned!(ty.span()=> #p::header_param::<#ty>());
+            headers.push(quote! {
+                #param_cfg
+                {
+                    #check;
+                    __spec.headers.push(#p::ParamHeader::new(#wire, #header));
+                }
+            });
+        }
         params.push(match &a.schema_with {
             // The function keeps its span: a wrong signature is reported at its path.
             Some(f) => quote! {
@@ -247,6 +259,7 @@ fn spec_body(m: &ToolModel) -> TokenStream {
         let mut __spec = #p::ToolSpec::new(#name, #description, __schema.finish());
         #title
         #icon
+        #(#headers)*
         #timeout
         __spec.annotations = #p::Annotations {
             read_only: #read_only,

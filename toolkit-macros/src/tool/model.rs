@@ -353,6 +353,8 @@ pub fn build(
     let mut params = Vec::new();
     let mut contexts = Vec::new();
     let mut seen: Vec<(String, Span)> = Vec::new();
+    // Header names and the parameters they carry.
+    let mut headers: Vec<(String, String)> = Vec::new();
     for input in &sig.inputs {
         match input {
             FnArg::Receiver(r) => match &site {
@@ -385,6 +387,18 @@ pub fn build(
                         );
                     }
                     if let ParamKind::Arg(a) = &param.kind {
+                        if let Some(header) = &a.header {
+                            let name = header.value();
+                            if let Some((earlier, first)) =
+                                headers.iter().find(|(h, _)| h.eq_ignore_ascii_case(&name))
+                            {
+                                errors.at(
+                                    header,
+                                    format!("header `{name}` is the same as `{earlier}`, the header of parameter `{first}` (header names ignore case): give each parameter a header of its own"),
+                                );
+                            }
+                            headers.push((name, a.wire.clone()));
+                        }
                         if let Some((_, _first)) = seen.iter().find(|(w, _)| *w == a.wire) {
                             errors.at_span(
                                 a.wire_span,

@@ -49,6 +49,8 @@ pub struct Arg {
     /// `schema_with = path`: the function giving the parameter's whole schema (no
     /// constraint goes with it).
     pub schema_with: Option<syn::Path>,
+    /// `header = "Region"`: the MCP header (`Mcp-Param-Region`) that carries the value.
+    pub header: Option<LitStr>,
 }
 
 pub enum DefaultValue {
@@ -159,6 +161,24 @@ fn check_pattern(lit: &LitStr, errors: &mut Errors) {
             let reason = last.strip_prefix("error: ").unwrap_or(last);
             errors.at(lit, format!("`pattern` is not a valid regular expression ({reason}): fix the pattern"));
         }
+    }
+}
+
+/// A header name is an HTTP token (RFC 9110: letters, digits and ``!#$%&'*+-.^_`|~``),
+/// sent as `Mcp-Param-{name}`.
+fn check_header(lit: &LitStr, errors: &mut Errors) {
+    let name = lit.value();
+    const PUNCTUATION: &str = "!#$%&'*+-.^_`|~";
+    if name.is_empty() {
+        errors
+            .at(lit, "`header` is empty: name the header, such as `header = \"Region\"` (sent as `Mcp-Param-Region`)");
+    } else if let Some(bad) = name.chars().find(|c| !c.is_ascii_alphanumeric() && !PUNCTUATION.contains(*c)) {
+        errors.at(
+            lit,
+            format!(
+                "`header` must be an HTTP token (letters, digits and ``{PUNCTUATION}``), not `{bad}`: such as `header = \"Region\"` (sent as `Mcp-Param-Region`)"
+            ),
+        );
     }
 }
 
@@ -284,6 +304,9 @@ pub fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<S
     if let Some(f) = &options.format {
         check_format(f, errors);
     }
+    if let Some(h) = &options.header {
+        check_header(h, errors);
+    }
     let bounds_ok = match (&options.minimum, &options.maximum) {
         (Some(min), Some(max)) => match (defaults::number(&min.0), defaults::number(&max.0)) {
             (Some(a), Some(b)) if a > b => {
@@ -394,6 +417,7 @@ pub fn param_model(pat: &syn::PatType, errors: &mut Errors, contexts: &mut Vec<S
         format: options.format,
         items_one_of,
         schema_with: options.schema_with,
+        header: options.header,
     };
     Some(Param { binding, ty, kind: ParamKind::Arg(Box::new(arg)), cfgs })
 }

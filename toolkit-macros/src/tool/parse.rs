@@ -101,6 +101,8 @@ pub struct ArgOptions {
     pub items_one_of: Option<RawExpr>,
     /// The function giving the parameter's whole schema: `schema_with = my_schema`.
     pub schema_with: Option<Path>,
+    /// The MCP header that carries the value: `header = "Region"` (`Mcp-Param-Region`).
+    pub header: Option<LitStr>,
 }
 
 /// Each option of `#[arg(...)]` and how it is written, for error messages.
@@ -116,6 +118,7 @@ const ARG_KEYS: &[(&str, &str)] = &[
     ("format", "format = \"date-time\""),
     ("items_one_of", "items_one_of = [\"news\", \"sports\"]"),
     ("schema_with", "schema_with = path::to::function"),
+    ("header", "header = \"Region\""),
 ];
 
 impl ArgOptions {

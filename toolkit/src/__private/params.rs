@@ -26,6 +26,24 @@ where
 }
 
 #[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot travel in an MCP header: `#[arg(header)]` takes a string, an integer or a boolean",
+    label = "not a string, an integer or a boolean",
+    note = "MCP sends a header parameter as `Mcp-Param-*: value` and checks it against the argument; a number with a fraction, a list or an object has no single header form: remove `header`, or take one of `String`, `bool`, `i8`..`i64`, `u8`..`u64` (or an `Option` of one)"
+)]
+pub trait HeaderParam {}
+impl HeaderParam for String {}
+impl HeaderParam for bool {}
+impl<T: HeaderParam> HeaderParam for Option<T> {}
+macro_rules! header_integers {
+    ($($t:ty),*) => { $(impl HeaderParam for $t {})* };
+}
+header_integers!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+/// Checks, where `#[arg(header)]` is written, that the parameter's type has a header form.
+#[inline]
+pub fn header_param<T: HeaderParam>() {}
+
+#[diagnostic::on_unimplemented(
     message = "`#[arg(default)]` needs `{Self}: Default`",
     label = "has no `Default`",
     note = "implement or derive `Default` for the type, or give the value: `#[arg(default = expr)]`"

@@ -131,7 +131,22 @@ impl ToolSpec {
         if !self.icons.is_empty() {
             tool.insert("icons".into(), serde_json::to_value(&self.icons).unwrap_or_default());
         }
-        tool.insert("inputSchema".into(), self.input_schema.clone());
+        let mut input = self.input_schema.clone();
+        for h in &self.headers {
+            if let Some(Value::Object(property)) = input.get_mut("properties").and_then(|p| p.get_mut(&h.param)) {
+                // A header parameter's `type` is one name (clients drop the tool
+                // otherwise): an optional one's `[T, "null"]` becomes `T`, and it is left
+                // out rather than sent as null.
+                if let Some(Value::Array(types)) = property.get("type")
+                    && let [one] = &types.iter().filter(|t| *t != "null").collect::<Vec<_>>()[..]
+                {
+                    let one = (*one).clone();
+                    property.insert("type".into(), one);
+                }
+                property.insert("x-mcp-header".into(), Value::from(h.header.as_str()));
+            }
+        }
+        tool.insert("inputSchema".into(), input);
         if let Some(output) = published_output_schema(self) {
             tool.insert("outputSchema".into(), output.clone());
         }
