@@ -44,7 +44,8 @@
 //! | serving tools over MCP, and importing an MCP server's tools | `mcp` (feature `mcp`) |
 //!
 //! Features: `openai`, `anthropic`, `gemini` (the model clients), `mcp`, `redis`
-//! (`RedisStore`: hook state shared by processes), `fs` (`SafeDir`). The repository
+//! (`RedisStore`: hook state shared by processes), `fs` (`SafeDir`), `otel` (MCP calls
+//! continue the caller's OpenTelemetry trace: `traceparent` in `_meta`). The repository
 //! README has the whole picture: what a tool may take and return, the errors a model gets
 //! back, the schema targets, each guard's guarantees, and the measured dispatch cost.
 #![deny(missing_docs)]

@@ -199,6 +199,8 @@ async fn call_remote(
 ) -> Result<Output, ToolError> {
     let mut params = CallToolRequestParams::new(Cow::Owned(remote.to_string()));
     params.arguments = Some(arguments);
+    // The server continues this call's trace (feature `otel`).
+    super::trace::inject(&mut params.meta);
     match peer.call_tool(params).await {
         Ok(result) => from_mcp_result(result),
         Err(error) => Err(unreachable_error(&remote, error)),

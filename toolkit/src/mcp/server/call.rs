@@ -136,7 +136,10 @@ impl McpServer {
     /// `None` when the client cancelled it.
     async fn run_in(&self, call: ToolCall, scope: &Scope, cx: &RequestContext<RoleServer>) -> Option<ToolResult> {
         let (inner, connection) = (&*self.inner, &*self.connection);
-        let mut running = std::pin::pin!(connection.calls.track_future(inner.toolbox.call_in(call, scope)));
+        // The call's `tools/call` span: the client's span is its parent (feature `otel`).
+        let span = crate::mcp::trace::server_span(&call.name, &cx.meta);
+        let calling = tracing::Instrument::instrument(inner.toolbox.call_in(call, scope), span);
+        let mut running = std::pin::pin!(connection.calls.track_future(calling));
         tokio::select! {
             biased;
             result = &mut running => Some(result),
