@@ -231,7 +231,7 @@ fn bound_to(request: &CallToolRequestParams) -> String {
 }
 
 /// The decision an elicitation answer (`ElicitResult` JSON) stands for.
-fn approval_of(answer: Option<&Value>) -> Result<Approval, String> {
+pub(super) fn approval_of(answer: Option<&Value>) -> Result<Approval, String> {
     let Some(answer) = answer else {
         return Err(format!("the call carries no answer to the approval request (`inputResponses.{INPUT}`)"));
     };
@@ -250,7 +250,7 @@ fn approval_of(answer: Option<&Value>) -> Result<Approval, String> {
 
 /// `N` random bytes from the operating system; should it fail, bytes no other process
 /// or call can predict or share (the time, the process, a counter, hashed).
-fn random_bytes<const N: usize>() -> [u8; N] {
+pub(super) fn random_bytes<const N: usize>() -> [u8; N] {
     let mut bytes = [0u8; N];
     if getrandom::fill(&mut bytes).is_err() {
         use sha2::{Digest, Sha256};
@@ -267,7 +267,7 @@ fn random_bytes<const N: usize>() -> [u8; N] {
     bytes
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

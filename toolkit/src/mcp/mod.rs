@@ -38,6 +38,7 @@ mod http;
 mod progress;
 mod server;
 mod stream;
+mod tasks;
 mod trace;
 
 pub use client::McpTools;

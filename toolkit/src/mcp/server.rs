@@ -22,6 +22,7 @@ use crate::Toolbox;
 use crate::schema::Target;
 
 mod call;
+mod task;
 
 use call::modern;
 
@@ -128,6 +129,8 @@ struct Inner {
     max_unanswered: usize,
     /// How calls a hook defers ask the person at the client.
     approvals: Approvals,
+    /// The tools whose calls run as tasks, and where the tasks are kept.
+    tasks: Option<Arc<super::tasks::Tasks>>,
 }
 
 /// What one connection (a byte stream, or an HTTP server with its sessions) shares.
@@ -233,6 +236,7 @@ impl McpServer {
             max_queued: 1024,
             max_unanswered: 1024,
             approvals: Approvals::new(),
+            tasks: None,
         };
         let connection = Connection::new(&inner);
         McpServer { inner: Arc::new(inner), connection }
@@ -324,6 +328,41 @@ impl McpServer {
     /// life of an `input_required` state, and how long a 2025-11-25 client is waited for.
     pub fn with_approval_ttl(mut self, ttl: Duration) -> Self {
         Arc::make_mut(&mut self.inner).approvals.with_ttl(ttl);
+        self
+    }
+
+    /// Runs the calls of `tools` as tasks (the `io.modelcontextprotocol/tasks` extension,
+    /// 2026-07-28) for clients that declare it: `tools/call` answers at once with a task
+    /// (`resultType: "task"`), the call runs on in the background through every hook, and
+    /// the client polls `tasks/get` for its result, answers a deferred call's approval
+    /// with `tasks/update`, or stops it with `tasks/cancel` (which drops the running
+    /// tool). Clients that do not declare the extension get the result as usual.
+    ///
+    /// Each task's record is in `store`, kept for an hour after its last change
+    /// ([`with_task_ttl`](McpServer::with_task_ttl)): with a shared
+    /// [`RedisStore`](crate::hooks::RedisStore) any replica answers `tasks/*`, and a
+    /// restarted server still does. The process running a task renews a lease on it every
+    /// 2 s; a task whose server stopped (the lease lapsed, 6 s) reads as `failed`, saying
+    /// the call may or may not have taken effect: the work is not started again.
+    pub fn with_tasks<S: Into<String>>(
+        mut self,
+        store: Arc<dyn crate::hooks::store::Store>,
+        tools: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let inner = Arc::make_mut(&mut self.inner);
+        let tools = tools.into_iter().map(Into::into).collect();
+        inner.tasks = Some(Arc::new(super::tasks::Tasks::new(store, tools)));
+        inner.info.capabilities = ServerCapabilities::builder().enable_tools().enable_tasks().build();
+        self
+    }
+
+    /// How long a task's record is kept after its last change (default an hour); set it
+    /// after [`with_tasks`](McpServer::with_tasks).
+    pub fn with_task_ttl(mut self, ttl: Duration) -> Self {
+        let inner = Arc::make_mut(&mut self.inner);
+        if let Some(tasks) = inner.tasks.take() {
+            inner.tasks = Some(Arc::new(tasks.with_ttl_of(ttl)));
+        }
         self
     }
 
@@ -466,6 +505,30 @@ impl ServerHandler for McpServer {
             list.cache_scope = Some(self.inner.list_scope);
         }
         Ok(list)
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        self.get_task_now(request).await
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.update_task_now(request, &cx).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.cancel_task_now(request, &cx).await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -24,7 +24,7 @@ impl McpServer {
         let connection = &*self.connection;
         let refused = |text: String| CallToolResponse::Complete(CallToolResult::error(vec![ContentBlock::text(text)]));
         // A slot to run in: at once, or after the calls ahead of it, in a bounded queue.
-        let _slot = match Arc::clone(&connection.running).try_acquire_owned() {
+        let slot = match Arc::clone(&connection.running).try_acquire_owned() {
             Ok(slot) => slot,
             Err(_) => {
                 if connection.queued.fetch_add(1, Ordering::Relaxed) >= inner.max_queued {
@@ -84,10 +84,19 @@ impl McpServer {
             .and_then(|id| id.to_str().ok())
             .map_or_else(|| Arc::clone(&connection.label), Arc::from);
         let mut scope = Scope::new().with_session(session);
+        let answer_was_none = answer.is_none();
         match answer {
             Some(Answer::Decided { call_id, decided }) => scope = scope.with_decisions(decisions(call_id, decided)),
             Some(Answer::Refused(reason)) => scope = scope.blocking("toolkit:approval", move |_| Some(reason.clone())),
             None => {}
+        }
+        // A task tool, called by a client that takes tasks: a task now, the call in the
+        // background (it keeps its slot).
+        if let Some(tasks) = inner.tasks.as_ref().filter(|t| t.runs(&request.name))
+            && answer_was_none
+            && cx.client_capabilities().is_some_and(|c| c.supports_tasks())
+        {
+            return self.start_task(Arc::clone(tasks), call_of(id), scope, output, slot, &cx).await;
         }
         // A client that asked for progress (`_meta.progressToken`) gets the tool's.
         let relay = cx.meta.get_progress_token().map(|token| {
@@ -116,7 +125,7 @@ impl McpServer {
                 result = self.run_in(call_of(id), &scope, &cx).await;
             }
         }
-        drop(scope);
+        drop((scope, slot));
         if let Some((relay, sending)) = relay {
             relay.finish();
             drop(relay);
@@ -164,7 +173,7 @@ pub(super) fn modern(cx: &RequestContext<RoleServer>) -> bool {
 }
 
 /// The MCP result of a toolbox result.
-fn to_mcp_result(result: ToolResult, output: Structured) -> CallToolResult {
+pub(super) fn to_mcp_result(result: ToolResult, output: Structured) -> CallToolResult {
     if result.is_error() {
         return CallToolResult::error(vec![ContentBlock::text(result.content)]);
     }
