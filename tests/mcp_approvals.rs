@@ -5,6 +5,8 @@
 //! refuse each other's replays. (The official Python client drives the same flow in
 //! `tests/mcp_python.rs`.)
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
@@ -49,30 +51,10 @@ async fn serve(server: McpServer) -> (String, impl FnOnce()) {
 
 /// One stateless `tools/call` of `delete` by a client that declared form elicitation
 /// (or not): the JSON-RPC response.
-async fn call(url: &str, params: Value, elicitation: bool) -> Value {
+async fn call(url: &str, mut params: Value, elicitation: bool) -> Value {
     let capabilities = if elicitation { json!({"elicitation": {"form": {}}}) } else { json!({}) };
-    let mut params = params;
     params["name"] = json!("delete");
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-    });
-    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).to_string();
-    let reply = reqwest::Client::new()
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", "delete")
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    let text = reply.text().await.unwrap();
-    // A JSON body, or one server-sent event carrying it.
-    let json = text.lines().find_map(|l| l.strip_prefix("data:")).unwrap_or(&text).trim();
-    serde_json::from_str(json).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+    support::modern_request(url, 7, "tools/call", params, capabilities, &[]).await.1
 }
 
 /// The retry of `asked` with `arguments`, the answer and the state.

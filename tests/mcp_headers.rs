@@ -85,23 +85,9 @@ fn the_official_client_sends_the_headers_and_is_served() {
 }
 
 /// One stateless `tools/call` of `forecast` with `arguments` and these extra headers.
-async fn call(url: &str, arguments: Value, headers: &[(&str, &str)]) -> (u16, String) {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "forecast", "arguments": arguments,
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}},
-    }});
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", "forecast");
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let reply = request.body(body.to_string()).send().await.unwrap();
-    (reply.status().as_u16(), reply.text().await.unwrap())
+async fn call(url: &str, arguments: Value, headers: &[(&str, &str)]) -> (u16, Value) {
+    let params = json!({"name": "forecast", "arguments": arguments});
+    support::modern_request(url, 1, "tools/call", params, json!({}), headers).await
 }
 
 #[test]
@@ -115,7 +101,7 @@ fn a_header_that_is_missing_or_disagrees_is_refused_before_the_tool_runs() {
         )
         .await;
         assert_eq!(ok.0, 200, "{}", ok.1);
-        assert!(ok.1.contains("eu-west: sunny for 2 days"), "{}", ok.1);
+        assert_eq!(ok.1["result"]["content"][0]["text"], "eu-west: sunny for 2 days", "{}", ok.1);
 
         let cases = [
             (json!({"region": "eu-west"}), vec![], "missing Mcp-Param-Region"),
@@ -134,7 +120,7 @@ fn a_header_that_is_missing_or_disagrees_is_refused_before_the_tool_runs() {
         for (arguments, headers, expected) in cases {
             let (status, body) = call(&url, arguments.clone(), &headers).await;
             assert_eq!(status, 400, "{arguments} {headers:?}: {body}");
-            assert!(body.contains(expected), "{arguments} {headers:?}: {body}");
+            assert!(body.to_string().contains(expected), "{arguments} {headers:?}: {body}");
         }
     });
     assert_eq!(records.lock().unwrap().len(), 1, "only the agreeing call reached the toolbox");

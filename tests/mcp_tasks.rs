@@ -8,6 +8,7 @@
 
 #[path = "../examples/support/redis_server.rs"]
 mod redis_server;
+mod support;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -56,24 +57,7 @@ async fn serve(server: McpServer) -> (String, impl FnOnce()) {
 /// JSON-RPC response.
 async fn request(url: &str, method: &str, params: Value, tasks: bool) -> Value {
     let capabilities = if tasks { json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}) } else { json!({}) };
-    let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-    });
-    let mut builder = reqwest::Client::new()
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", method);
-    if let Some(name) = params.get("name").or(params.get("taskId")).and_then(Value::as_str) {
-        builder = builder.header("Mcp-Name", name);
-    }
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
-    let text = builder.body(body).send().await.unwrap().text().await.unwrap();
-    let json = text.lines().find_map(|l| l.strip_prefix("data:")).unwrap_or(&text).trim();
-    serde_json::from_str(json).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+    support::modern_request(url, 1, method, params, capabilities, &[]).await.1
 }
 
 async fn call(url: &str, tool: &str, arguments: Value) -> Value {

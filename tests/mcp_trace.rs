@@ -4,6 +4,8 @@
 //! a call through an imported tool is one trace from the client's span to the server's
 //! `execute_tool`.
 
+mod support;
+
 use std::sync::OnceLock;
 
 use opentelemetry::trace::TracerProvider as _;
@@ -53,26 +55,9 @@ async fn serve() -> (String, impl FnOnce()) {
 /// then the `tools/call add` span that served it (found through its `execute_tool`
 /// span, whose call id ends with the JSON-RPC id).
 async fn served_span(url: &str, id: u64, trace: serde_json::Value) -> SpanData {
-    let mut meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    });
-    meta.as_object_mut().unwrap().extend(trace.as_object().unwrap().clone());
-    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-        "name": "add", "arguments": {"a": 2, "b": 3}, "_meta": meta,
-    }});
-    let reply = reqwest::Client::new()
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", "add")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert!(reply.text().await.unwrap().contains("\"5\""));
+    let params = json!({"name": "add", "arguments": {"a": 2, "b": 3}, "_meta": trace});
+    let (_, reply) = support::modern_request(url, id, "tools/call", params, json!({}), &[]).await;
+    assert_eq!(reply["result"]["content"][0]["text"], "5", "{reply}");
     let suffix = format!("-{id}");
     let tool = spans("execute_tool add")
         .into_iter()
