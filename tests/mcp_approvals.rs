@@ -12,9 +12,9 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use toolkit::hooks::store::Store;
 use toolkit::hooks::{ApprovalGate, MemoryStore};
-use toolkit::mcp::{McpError, McpServer};
+use toolkit::mcp::{Answer, McpError, McpServer, McpTools, Question};
 use toolkit::prelude::*;
-use toolkit::{CallRecord, Toolbox};
+use toolkit::{CallRecord, ToolCall, Toolbox};
 
 /// Delete a file.
 #[tool(destructive)]
@@ -202,4 +202,50 @@ fn a_short_approval_key_is_refused() {
     let refused = McpServer::new(Toolbox::new()).with_approval_key(b"too short".to_vec());
     let Err(McpError::Config(message)) = refused else { panic!("accepted a 9-byte key") };
     assert!(message.contains("at least 32 bytes"), "{message}");
+}
+
+/// `McpTools` answering the server's questions: the person at this end approves one
+/// call of an imported tool and declines another; a client with nobody to ask gets the
+/// server's refusal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_imported_tools_approval_is_asked_of_the_client_and_its_answer_decides() {
+    let seen = Seen::default();
+    let (url, stop) = serve(McpServer::new(seen.toolbox())).await;
+    let asked = Arc::new(Mutex::new(Vec::<String>::new()));
+    let log = Arc::clone(&asked);
+    let remote = McpTools::connect_http_answering(&url, move |question: Question| {
+        log.lock().unwrap().push(question.message.clone());
+        let keep = question.message.contains("keep.txt");
+        assert_eq!(question.schema["properties"]["approve"]["type"], "boolean", "{:?}", question.schema);
+        async move {
+            if keep {
+                Answer::Decline
+            } else {
+                Answer::Accept([("approve".to_owned(), json!(true))].into_iter().collect())
+            }
+        }
+    })
+    .await
+    .unwrap();
+    let mut tools = Toolbox::new();
+    remote.add_to(&mut tools).unwrap();
+    let done = tools.call(ToolCall::new("1", "delete", r#"{"path": "a.txt"}"#)).await;
+    assert_eq!(done.content, "deleted a.txt", "{done:?}");
+    let declined = tools.call(ToolCall::new("2", "delete", r#"{"path": "keep.txt"}"#)).await;
+    assert!(declined.is_error(), "{declined:?}");
+    assert!(declined.content.contains("blocked: the user rejected this call"), "{declined:?}");
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    assert!(asked[0].starts_with(r#"Approve `delete` with {"path":"a.txt"}?"#), "{asked:?}");
+    assert_eq!(seen.outcomes(), ["deferred", "ok", "deferred", "blocked"]);
+
+    // Nobody to ask at this end: the server refuses the call, saying why.
+    let plain = McpTools::connect_http(&url).await.unwrap();
+    let mut tools = Toolbox::new();
+    plain.add_to(&mut tools).unwrap();
+    let refused = tools.call(ToolCall::new("3", "delete", r#"{"path": "a.txt"}"#)).await;
+    assert!(refused.content.contains("cannot ask a person"), "{refused:?}");
+    remote.close().await;
+    plain.close().await;
+    stop();
 }

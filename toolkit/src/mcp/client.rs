@@ -11,6 +11,7 @@ use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Map, Value};
 
 use super::McpError;
+use super::host::{Answer, Host, Question};
 use crate::{Annotations, ErrorKind, FnTool, Output, ToolError, ToolSpec, Toolbox};
 
 /// The tools of an external MCP server, ready to join a [`Toolbox`].
@@ -43,7 +44,7 @@ use crate::{Annotations, ErrorKind, FnTool, Output, ToolError, ToolSpec, Toolbox
 /// # Ok(()) }
 /// ```
 pub struct McpTools {
-    client: Arc<RunningService<RoleClient, ()>>,
+    client: Arc<RunningService<RoleClient, Host>>,
     tools: Vec<Tool>,
     prefix: String,
     timeout: Option<Duration>,
@@ -63,25 +64,70 @@ impl McpTools {
     ///
     /// The server process ends with the connection: when the `McpTools` (or a failed
     /// connect) is dropped, it is killed, even if the runtime is shutting down.
-    pub async fn connect_stdio(mut command: tokio::process::Command) -> Result<Self, McpError> {
-        // The SDK kills the process from a task it spawns on drop; on a runtime that is
-        // ending that task never runs, and the process would outlive the program.
-        command.kill_on_drop(true);
-        let transport = TokioChildProcess::new(command)?;
-        within_connect_time(async { Self::listed(().serve(transport).await.map_err(handshake)?).await }).await
+    pub async fn connect_stdio(command: tokio::process::Command) -> Result<Self, McpError> {
+        Self::stdio(command, Host::default()).await
     }
 
     /// Connects to a streamable HTTP endpoint (`http://127.0.0.1:8080/mcp`, or
     /// `https://...`) and lists its tools, within two minutes.
     pub async fn connect_http(url: &str) -> Result<Self, McpError> {
+        Self::http(url, Host::default()).await
+    }
+
+    /// [`connect_stdio`](McpTools::connect_stdio), answering the server's questions with
+    /// `ask` (see [`connect_http_answering`](McpTools::connect_http_answering)).
+    pub async fn connect_stdio_answering<F, Fut>(command: tokio::process::Command, ask: F) -> Result<Self, McpError>
+    where
+        F: Fn(Question) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Answer> + Send + 'static,
+    {
+        Self::stdio(command, Host::asking(ask)).await
+    }
+
+    /// [`connect_http`](McpTools::connect_http), answering the server's questions (MCP
+    /// form elicitation) with `ask`: a server that defers a call for a person's approval
+    /// (a toolkit server with a deferring approval gate) asks through it, in either
+    /// protocol era, and the call runs or is refused by the answer. Without it the client
+    /// declares no elicitation, and such a server refuses the call (its text says why).
+    ///
+    /// ```no_run
+    /// use toolkit::mcp::{Answer, McpTools};
+    ///
+    /// # async fn run() -> Result<(), toolkit::mcp::McpError> {
+    /// let remote = McpTools::connect_http_answering("http://127.0.0.1:8080/mcp", |question| async move {
+    ///     eprintln!("{}", question.message); // "Approve `write_file` with {…}?"
+    ///     let mut approve = serde_json::Map::new();
+    ///     approve.insert("approve".into(), true.into());
+    ///     Answer::Accept(approve)
+    /// })
+    /// .await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn connect_http_answering<F, Fut>(url: &str, ask: F) -> Result<Self, McpError>
+    where
+        F: Fn(Question) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Answer> + Send + 'static,
+    {
+        Self::http(url, Host::asking(ask)).await
+    }
+
+    async fn stdio(mut command: tokio::process::Command, host: Host) -> Result<Self, McpError> {
+        // The SDK kills the process from a task it spawns on drop; on a runtime that is
+        // ending that task never runs, and the process would outlive the program.
+        command.kill_on_drop(true);
+        let transport = TokioChildProcess::new(command)?;
+        within_connect_time(async { Self::listed(host.serve(transport).await.map_err(handshake)?).await }).await
+    }
+
+    async fn http(url: &str, host: Host) -> Result<Self, McpError> {
         let transport = StreamableHttpClientTransport::from_uri(url);
-        within_connect_time(async { Self::listed(().serve(transport).await.map_err(handshake)?).await }).await
+        within_connect_time(async { Self::listed(host.serve(transport).await.map_err(handshake)?).await }).await
     }
 
     /// Lists the server's tools, page by page: at most [`MAX_PAGES`] pages and
     /// [`MAX_TOOLS`] tools, and no cursor twice, so a server that pages without end is
     /// refused rather than followed.
-    async fn listed(client: RunningService<RoleClient, ()>) -> Result<Self, McpError> {
+    async fn listed(client: RunningService<RoleClient, Host>) -> Result<Self, McpError> {
         let refused = |message: String| McpError::Request { method: "tools/list", message };
         let (mut tools, mut cursor, mut seen) = (Vec::new(), None, std::collections::HashSet::new());
         for _ in 0..MAX_PAGES {

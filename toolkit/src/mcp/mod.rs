@@ -34,6 +34,7 @@ mod approval;
 mod client;
 mod error;
 mod gate;
+mod host;
 mod http;
 mod progress;
 mod server;
@@ -43,6 +44,7 @@ mod trace;
 
 pub use client::McpTools;
 pub use error::McpError;
+pub use host::{Answer, Question};
 pub use http::McpHttpServer;
 pub use server::McpServer;
 
