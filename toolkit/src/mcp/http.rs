@@ -103,7 +103,7 @@ impl std::fmt::Debug for McpHttpServer {
 
 impl McpHttpServer {
     pub(crate) async fn bind(server: McpServer, addr: impl tokio::net::ToSocketAddrs) -> Result<Self, McpError> {
-        let listener = TcpListener::bind(addr).await?;
+        let listener = listen(addr).await?;
         let addr = listener.local_addr()?;
         let shutdown = CancellationToken::new();
         // The SDK's own limit (4 MiB) raised to the one this server documents and
@@ -574,4 +574,23 @@ impl hyper::body::Body for Tracked {
     fn size_hint(&self) -> hyper::body::SizeHint {
         self.body.size_hint()
     }
+}
+
+/// A listener on the first of `addr`'s addresses that binds, with a listen queue of
+/// 4,096 (the system's cap applies): tokio's default of 1,024 overflows under a storm of
+/// reconnecting clients, and a dropped handshake costs the client a second (the SYN
+/// retransmission), well-behaved or not.
+async fn listen(addr: impl tokio::net::ToSocketAddrs) -> std::io::Result<TcpListener> {
+    let mut last = None;
+    for addr in tokio::net::lookup_host(addr).await? {
+        let socket = if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+        // As `TcpListener::bind` does: a restarted server can bind at once.
+        #[cfg(unix)]
+        socket.set_reuseaddr(true)?;
+        match socket.bind(addr).and_then(|()| socket.listen(4096)) {
+            Ok(listener) => return Ok(listener),
+            Err(error) => last = Some(error),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no address to bind")))
 }
