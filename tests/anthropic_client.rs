@@ -135,6 +135,38 @@ async fn parallel_tool_calls_then_an_answer_send_exactly_this_json() {
     assert_eq!(received[2].body["messages"][4]["content"][0]["content"], json!("15"));
 }
 
+/// `cache_tools(true)`: the last tool carries the prompt-cache breakpoint (and only it);
+/// off by default; a typed answer's tool comes after the breakpoint.
+#[tokio::test]
+async fn cache_tools_marks_the_last_tool_with_a_cache_breakpoint() {
+    let reply = || ok(message(json!([{"type": "text", "text": "ok"}]), "end_turn", 1, 1));
+    let answer = || ok(message(json!([tool_use("t1", "final_answer", json!({"value": 1}))]), "tool_use", 1, 1));
+    let server = serve([reply(), reply(), answer()]).await;
+    let tools = toolbox![add, city_time];
+    let specs = tools.specs();
+    let messages = [Message::user("hi")];
+    let cached = client(&server).cache_tools(true).build().unwrap();
+    cached.complete(ModelRequest::new(&messages, &specs)).await.unwrap();
+    client(&server).build().unwrap().complete(ModelRequest::new(&messages, &specs)).await.unwrap();
+    let received = server.received();
+    let sent = received[0].body["tools"].as_array().unwrap();
+    assert_eq!(sent.len(), 2);
+    assert!(sent[0].get("cache_control").is_none(), "{sent:?}");
+    assert_eq!(sent[1]["name"], "city_time");
+    assert_eq!(sent[1]["cache_control"], json!({"type": "ephemeral"}));
+    let plain = received[1].body["tools"].as_array().unwrap();
+    assert!(plain.iter().all(|t| t.get("cache_control").is_none()), "off by default: {plain:?}");
+
+    // A typed answer: its tool comes last, after the breakpoint on the stable tools.
+    let format = toolkit::model::ResponseFormat::of::<i64>();
+    cached.complete(ModelRequest::new(&messages, &specs).response_format(&format)).await.unwrap();
+    let typed = server.received()[2].body["tools"].as_array().unwrap().clone();
+    let names: Vec<&str> = typed.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["add", "city_time", "final_answer"]);
+    assert_eq!(typed[1]["cache_control"], json!({"type": "ephemeral"}));
+    assert!(typed[2].get("cache_control").is_none());
+}
+
 #[tokio::test]
 async fn tool_choice_and_parallelism_take_the_messages_api_shapes() {
     let cases = [
