@@ -135,6 +135,44 @@ async fn parallel_tool_calls_then_an_answer_send_exactly_this_json() {
     assert_eq!(received[2].body["messages"][4]["content"][0]["content"], json!("15"));
 }
 
+/// The forecast for a city.
+#[tool(strict)]
+fn forecast(
+    /// The city.
+    #[arg(max_length = 100)]
+    city: String,
+    /// How many days ahead.
+    #[arg(minimum = 1, maximum = 14)]
+    days: u8,
+) -> String {
+    format!("{city}: sunny for {days} days")
+}
+
+/// A strict tool is sent with `strict: true` and its schema in the subset strict tool use
+/// takes: objects closed, the bounds moved into the descriptions (the model still reads
+/// them; parsing still checks them). A non-strict tool is sent as it is.
+#[tokio::test]
+async fn a_strict_tool_is_sent_strict_with_its_rules_in_the_descriptions() {
+    let server = serve([ok(message(json!([{"type": "text", "text": "ok"}]), "end_turn", 1, 1))]).await;
+    let tools = toolbox![forecast, add];
+    let specs = tools.specs();
+    let messages = [Message::user("hi")];
+    client(&server).build().unwrap().complete(ModelRequest::new(&messages, &specs)).await.unwrap();
+    let received = server.received();
+    let sent = &received[0].body["tools"];
+    assert_eq!(sent[0]["strict"], true, "{sent}");
+    let schema = &sent[0]["input_schema"];
+    assert_eq!(schema["additionalProperties"], false);
+    assert_eq!(schema["properties"]["days"]["description"], "How many days ahead. (minimum: 1; maximum: 14)");
+    assert!(schema["properties"]["days"].get("minimum").is_none(), "{schema}");
+    assert_eq!(schema["properties"]["city"]["description"], "The city. (maxLength: 100)");
+    assert!(sent[1].get("strict").is_none(), "a tool not marked strict: {sent}");
+    assert_eq!(sent[1]["input_schema"], specs[1].input_schema);
+    // The bounds still hold when the call is parsed.
+    let out = tools.call(toolkit::ToolCall::new("1", "forecast", r#"{"city": "Oslo", "days": 30}"#)).await;
+    assert!(out.is_error(), "{out:?}");
+}
+
 /// `cache_tools(true)`: the last tool carries the prompt-cache breakpoint (and only it);
 /// off by default; a typed answer's tool comes after the breakpoint.
 #[tokio::test]

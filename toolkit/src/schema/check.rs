@@ -65,7 +65,9 @@ impl std::error::Error for Incompatibility {}
 /// strict): open maps, untyped values, tuples, `allOf`, conditionals, and the size
 /// limits. When the tool is strict but its schema is not, the other OpenAI targets
 /// export it without `strict` (and say so here). Anthropic: parameter names outside
-/// `^[a-zA-Z0-9_.-]{1,64}$`. Gemini: parameter or tool names it
+/// `^[a-zA-Z0-9_.-]{1,64}$`, and for a strict tool what its strict tool use cannot
+/// take (a recursive type, an open map, an enum of objects: the tool is then exported
+/// without `strict`). Gemini: parameter or tool names it
 /// rejects, untyped values, `allOf` of several schemas, and the rules its chosen form
 /// drops (see [`ToolSpec::export`]: the OpenAPI subset keeps `pattern` and lengths but
 /// not `not` or conditionals; the JSON Schema form, used for recursive types, maps and
@@ -107,7 +109,13 @@ fn target_problems(spec: &ToolSpec, target: Target) -> Vec<Problem> {
             .map(|p| Problem { rule: format!("{}; the tool is exported without `strict`", p.rule), ..p })
             .collect(),
         Target::Gemini => gemini::problems(&spec.input_schema),
-        Target::Anthropic => anthropic_problems(&spec.input_schema),
+        Target::Anthropic => {
+            let mut found = anthropic_problems(&spec.input_schema);
+            if spec.strict {
+                found.extend(super::anthropic::problems(&spec.input_schema));
+            }
+            found
+        }
         _ => Vec::new(),
     }
 }
@@ -209,6 +217,19 @@ mod tests {
             }),
         )
         .with_strict(strict)
+    }
+
+    #[test]
+    fn anthropic_reports_what_strict_tool_use_cannot_take_only_for_strict_tools() {
+        let found = check(&map_tool(true), Target::Anthropic);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].path, "filters.tags");
+        assert!(found[0].rule.contains("Anthropic strict mode needs every object closed"), "{}", found[0].rule);
+        assert!(check(&map_tool(false), Target::Anthropic).is_empty());
+        // Exported without `strict`, with its schema as it is.
+        let out = map_tool(true).export(Target::Anthropic);
+        assert!(out.get("strict").is_none());
+        assert_eq!(out["input_schema"], map_tool(true).input_schema);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::check::has_object_root;
-use super::{Target, gemini, openai};
+use super::{Target, anthropic, gemini, openai};
 use crate::spec::ToolSpec;
 
 impl ToolSpec {
@@ -14,7 +14,7 @@ impl ToolSpec {
     /// | [`OpenAiChat`](Target::OpenAiChat) | `{"type": "function", "function": {name, description, parameters, strict?}}` |
     /// | [`OpenAiChatStrict`](Target::OpenAiChatStrict) | the same, strict for every tool strict mode can represent |
     /// | [`OpenAiResponses`](Target::OpenAiResponses) | `{"type": "function", name, description, parameters, strict}` |
-    /// | [`Anthropic`](Target::Anthropic) | `{name, description, input_schema}` |
+    /// | [`Anthropic`](Target::Anthropic) | `{name, description, input_schema, strict?}` |
     /// | [`Gemini`](Target::Gemini) | `{name, description, parameters?}` in Gemini's OpenAPI subset, or `{name, description, parametersJsonSchema}` where the subset would cut the schema |
     /// | [`Mcp`](Target::Mcp) | `{name, title?, description, icons?, inputSchema, outputSchema?, annotations}` |
     ///
@@ -26,7 +26,11 @@ impl ToolSpec {
     /// mode cannot represent (an open map, an untyped value) is exported without
     /// `strict`, with its plain schema, for every target (`OpenAiChatStrict` too: a
     /// strict flag on a schema the model cannot fill would only invite wrong calls);
-    /// [`check`](crate::schema::check) says why.
+    /// [`check`](crate::schema::check) says why. A strict tool is strict for Anthropic
+    /// too (strict tool use): every object closed, the rules its grammar does not take
+    /// (numeric bounds, lengths, patterns, most formats) moved into the description,
+    /// `oneOf` read as `anyOf`; a recursive type, an open map or an enum of objects
+    /// leaves it non-strict.
     /// Gemini gets its OpenAPI subset (`parameters`: references inlined, `nullable`
     /// instead of type arrays, no `additionalProperties`) unless the subset would cut a
     /// recursive type, a map's value type or a tuple; then its JSON Schema form
@@ -63,14 +67,28 @@ impl ToolSpec {
             Target::OpenAiChat => self.openai_chat(self.strict && self.strict_representable()),
             Target::OpenAiChatStrict => self.openai_chat(self.strict_representable()),
             Target::OpenAiResponses => self.openai_responses(self.strict && self.strict_representable()),
-            Target::Anthropic => json!({
-                "name": self.name,
-                "description": self.description,
-                "input_schema": self.input_schema,
-            }),
+            Target::Anthropic => self.anthropic(),
             Target::Gemini => self.gemini(),
             Target::Mcp => self.mcp(),
         }
+    }
+
+    /// Anthropic's shape; strict (`strict: true`, the schema rewritten into the subset
+    /// its grammar takes) for a strict tool whose schema can be.
+    fn anthropic(&self) -> Value {
+        if self.strict && anthropic::problems(&self.input_schema).is_empty() {
+            return json!({
+                "name": self.name,
+                "description": self.description,
+                "input_schema": anthropic::strict_schema(&self.input_schema),
+                "strict": true,
+            });
+        }
+        json!({
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        })
     }
 
     fn strict_representable(&self) -> bool {

@@ -28,6 +28,7 @@
 //! }
 //! ```
 
+mod anthropic;
 pub(crate) mod builder;
 mod check;
 mod docs;

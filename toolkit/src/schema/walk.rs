@@ -144,6 +144,11 @@ impl<'a> Walker<'a> {
 /// Whether a schema describes an object (its `type` is or includes `"object"`, or it
 /// lists properties).
 pub(crate) fn is_object(schema: &Value) -> bool {
+    schema.as_object().is_some_and(is_object_map)
+}
+
+/// [`is_object`] of a schema's map.
+pub(crate) fn is_object_map(schema: &serde_json::Map<String, Value>) -> bool {
     match schema.get("type") {
         Some(Value::String(t)) => t == "object",
         Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
