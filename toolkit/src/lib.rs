@@ -72,6 +72,7 @@ pub mod progress;
 pub mod record;
 pub mod schema;
 pub mod spec;
+pub mod testing;
 pub mod tool;
 pub mod toolbox;
 

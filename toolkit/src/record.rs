@@ -202,6 +202,14 @@ pub struct CallRecord {
     pub tool_duration: Option<Duration>,
 }
 
+/// So a slice of records or of shared records (`Arc<CallRecord>`, as runs keep them)
+/// can be checked alike ([`testing`](crate::testing)).
+impl AsRef<CallRecord> for CallRecord {
+    fn as_ref(&self) -> &CallRecord {
+        self
+    }
+}
+
 impl CallRecord {
     /// The arguments the tool ran with: the rewritten ones if a hook had them, else as
     /// sent.
