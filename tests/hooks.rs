@@ -36,7 +36,6 @@ async fn append(
 }
 
 static FLAKY_RUNS: AtomicUsize = AtomicUsize::new(0);
-static UNSAFE_RUNS: AtomicUsize = AtomicUsize::new(0);
 
 /// Read a value that fails on its first two attempts.
 #[tool(idempotent)]
@@ -50,7 +49,6 @@ fn flaky(key: String) -> Result<String, std::io::Error> {
 /// Send a payment (not safe to repeat).
 #[tool]
 fn pay(amount: u32) -> Result<String, std::io::Error> {
-    UNSAFE_RUNS.fetch_add(1, Ordering::SeqCst);
     Err(std::io::Error::other(format!("gateway refused {amount}")))
 }
 
@@ -227,12 +225,14 @@ async fn a_return_skips_the_tool_but_not_the_after_hooks_and_reads_as_cached() {
             out.set_text(text);
         }));
     let (tools, records) = recorded(tools);
-    let before = UNSAFE_RUNS.load(Ordering::SeqCst);
     let r = tools.call(call("pay", r#"{"amount": 3}"#)).await;
     assert_eq!(r.content, "paid earlier (cached: true)");
     assert!(!r.is_error());
-    assert_eq!(UNSAFE_RUNS.load(Ordering::SeqCst), before, "the tool did not run");
-    assert_eq!(records.lock().unwrap()[0].outcome, Outcome::Cached);
+    let record = records.lock().unwrap()[0].clone();
+    assert_eq!(record.outcome, Outcome::Cached);
+    // Its own record says so (the shared run counter cannot: other tests run `pay` at
+    // the same time).
+    assert_eq!(record.tool_duration, None, "the tool did not run");
 }
 
 // ---- 3. after ------------------------------------------------------------------------
@@ -339,10 +339,9 @@ async fn retry_reruns_idempotent_tools_a_bounded_number_of_times_only() {
     assert_eq!((record.outcome, record.attempts), (Outcome::Ok, 3));
 
     // `pay` is not idempotent: asked to retry, it is not.
-    let before = UNSAFE_RUNS.load(Ordering::SeqCst);
     let r = tools.call(call("pay", r#"{"amount": 1}"#)).await;
     assert_eq!(r.kind(), Some(ErrorKind::ToolFailed));
-    assert_eq!(UNSAFE_RUNS.load(Ordering::SeqCst) - before, 1);
+    assert_eq!(records.lock().unwrap()[1].attempts, 1, "run once, not retried");
     assert_eq!(entries(&attempts), ["flaky#1", "flaky#2", "pay#1"]);
 
     // With the limit at 1, `flaky` (reset) fails after one retry.
