@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::server::conn::http1;
 use hyper::{Method, Request, Response, StatusCode};
@@ -41,6 +41,10 @@ const LOOPBACK_ORIGINS: [&str; 6] = [
 /// The largest request body read, in bytes.
 const MAX_BODY: usize = 16 << 20;
 
+/// How much more of a body past [`MAX_BODY`] is read (and dropped) before answering 413,
+/// so a client still sending it reads the answer rather than a reset connection.
+const DRAIN: usize = 64 << 20;
+
 type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 
 /// An [`McpServer`] bound to a TCP address, serving MCP's streamable HTTP transport at
@@ -70,8 +74,9 @@ type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 ///   connections get 10 s to finish before they are closed
 ///   ([`with_shutdown_timeout`](McpHttpServer::with_shutdown_timeout)).
 /// - **Bodies**: a body that is not JSON, or is a JSON-RPC batch, gets 400 with a
-///   JSON-RPC error; one over 16 MiB gets 413 as soon as the 16 MiB have been read
-///   (nothing of it is parsed); a message with bad params gets a
+///   JSON-RPC error; one over 16 MiB gets 413 (nothing of it is kept or parsed past the
+///   16 MiB; up to 64 MiB more is read and dropped first, so a client still sending it
+///   reads the 413 rather than a reset); a message with bad params gets a
 ///   JSON-RPC error naming the fault (the same checks as on stdio).
 ///
 /// ```no_run
@@ -321,6 +326,26 @@ impl McpHttpServer {
     }
 }
 
+/// The body, when it is at most [`MAX_BODY`]; `None` when it is larger (or breaks off:
+/// there is nothing to answer then). Past the limit nothing more is kept, but up to
+/// [`DRAIN`] more is read and dropped, so the client finishes sending and reads the 413.
+async fn read_body(mut body: Incoming) -> Option<Bytes> {
+    let mut kept = Vec::new();
+    let mut over = 0usize;
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.ok()?.into_data() else { continue };
+        if over == 0 && kept.len() + data.len() <= MAX_BODY {
+            kept.extend_from_slice(&data);
+        } else {
+            over += data.len();
+            if over > DRAIN {
+                break;
+            }
+        }
+    }
+    (over == 0).then(|| Bytes::from(kept))
+}
+
 /// One request: the path, the body (JSON, one message, checked by the gate), and
 /// `DELETE` of an unknown session, before the SDK sees it.
 async fn route<S>(
@@ -342,9 +367,9 @@ where
     {
         return plain(StatusCode::NOT_FOUND, "no such MCP session\n");
     }
-    let bytes = match tokio::time::timeout(body_timeout, Limited::new(body, MAX_BODY).collect()).await {
-        Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(_)) => {
+    let bytes = match tokio::time::timeout(body_timeout, read_body(body)).await {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
             return json(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 &error(&Value::Null, -32600, "Invalid Request: the body is larger than 16 MiB"),
