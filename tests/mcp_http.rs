@@ -394,11 +394,7 @@ async fn a_long_tool_list_is_served_in_pages() {
     let page = |cursor: Option<&str>| {
         let params = cursor.map_or(json!({}), |c| json!({"cursor": c}));
         let url = url.clone();
-        async move {
-            let (_, reply) = modern(&url, "tools/list", None, params).await;
-            let json = reply.lines().find_map(|l| l.strip_prefix("data: ")).unwrap_or(&reply).to_owned();
-            serde_json::from_str::<Value>(&json).unwrap_or_else(|e| panic!("{e}: {reply}"))
-        }
+        async move { support::modern_request(&url, 1, "tools/list", params, json!({}), &[]).await.1 }
     };
     let first = page(None).await;
     assert_eq!(first["result"]["tools"].as_array().map(Vec::len), Some(200), "{first}");
@@ -431,7 +427,7 @@ async fn the_body_limit_is_the_documented_sixteen_mebibytes() {
     let post = |size: usize| {
         let params = json!({"name": "echo", "arguments": {"value": "x".repeat(size)}});
         let url = url.clone();
-        async move { modern(&url, "tools/call", Some("echo"), params).await }
+        async move { support::modern_request_text(&url, 1, "tools/call", params, json!({}), &[]).await }
     };
     let (status, body) = post(6 << 20).await;
     assert_eq!(status, 200, "{}", &body[..body.len().min(300)]);
@@ -441,22 +437,4 @@ async fn the_body_limit_is_the_documented_sixteen_mebibytes() {
     assert!(body.contains("larger than 16 MiB"), "{body}");
     stop.cancel();
     running.await.unwrap().unwrap();
-}
-
-/// One stateless 2026-07-28 request by hand: `method` with `params` (its `_meta` added),
-/// the headers that era asks for; the status and the body.
-async fn modern(url: &str, method: &str, name: Option<&str>, mut params: Value) -> (u16, String) {
-    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", method);
-    if let Some(name) = name {
-        request = request.header("Mcp-Name", name);
-    }
-    let reply = request.body(body).send().await.unwrap();
-    (reply.status().as_u16(), reply.text().await.unwrap())
 }

@@ -188,15 +188,23 @@ async fn replicas_share_tasks_a_restart_keeps_them_and_a_dead_servers_task_fails
 async fn replicas_on_one_redis_answer_each_others_tasks() {
     let Some(redis) = redis_server::RedisServer::start_or_skip("MCP tasks on Redis") else { return };
     let shared = || -> Arc<dyn Store> { Arc::new(RedisStore::open(&redis.url()).unwrap()) };
-    let (url_a, stop_a) = serve(server(&shared()).0).await;
+    let (server_a, outcomes_a) = server(&shared());
+    let (url_a, stop_a) = serve(server_a).await;
     let (url_b, stop_b) = serve(server(&shared()).0).await;
     let id = task_id(&call(&url_a, "report", json!({"millis": 50})).await);
     let done = settled(&url_b, &id).await;
     assert_eq!(done["result"]["result"]["content"][0]["text"], "report ready after 50 ms", "{done}");
-    // Cancelled at one replica while it runs at the other.
+    // Cancelled at one replica while it runs at the other: the record says so at once,
+    // and the running replica drops the tool at its next lease renewal (2 s), long
+    // before its 60 s.
     let id = task_id(&call(&url_a, "report", json!({"millis": 60_000})).await);
     request(&url_b, "tasks/cancel", json!({"taskId": id}), true).await;
     assert_eq!(get(&url_a, &id).await["result"]["status"], "cancelled");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while outcomes_a.lock().unwrap().len() < 2 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(*outcomes_a.lock().unwrap(), ["ok", "cancelled"], "the other replica stopped the tool");
     stop_a();
     stop_b();
 }

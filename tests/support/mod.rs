@@ -223,18 +223,32 @@ pub fn stdio_server(
     (server, stdin, stdout)
 }
 
-/// One stateless (2026-07-28) JSON-RPC request `id` by hand over HTTP: `method` with `params`
-/// (their `_meta` gets the revision and `capabilities`), the headers the revision asks
-/// for (`Mcp-Name` from `params.name` or `params.taskId`) and `extra` ones; the status and
-/// the response, read from a JSON body or the server-sent event carrying it.
+/// One stateless (2026-07-28) JSON-RPC request `id` by hand over HTTP: `method` with
+/// `params` (their `_meta` gets the revision and `capabilities`), the headers the revision
+/// asks for (`Mcp-Name` from `params.name` or `params.taskId`) and `extra` ones; the status
+/// and the response, read from a JSON body or the server-sent event carrying it.
 pub async fn modern_request(
+    url: &str,
+    id: u64,
+    method: &str,
+    params: Value,
+    capabilities: Value,
+    extra: &[(&str, &str)],
+) -> (u16, Value) {
+    let (status, text) = modern_request_text(url, id, method, params, capabilities, extra).await;
+    let json = text.lines().find_map(|l| l.strip_prefix("data:")).unwrap_or(&text).trim();
+    (status, serde_json::from_str(json).unwrap_or_else(|e| panic!("not JSON ({e}): {text}")))
+}
+
+/// [`modern_request`], the body as it came (for answers that are not JSON-RPC).
+pub async fn modern_request_text(
     url: &str,
     id: u64,
     method: &str,
     mut params: Value,
     capabilities: Value,
     extra: &[(&str, &str)],
-) -> (u16, Value) {
+) -> (u16, String) {
     let meta = params.as_object_mut().expect("params are an object").entry("_meta").or_insert(serde_json::json!({}));
     meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28".into();
     meta["io.modelcontextprotocol/clientCapabilities"] = capabilities;
@@ -252,8 +266,5 @@ pub async fn modern_request(
     }
     let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
     let reply = request.body(body.to_string()).send().await.expect("the server answers");
-    let status = reply.status().as_u16();
-    let text = reply.text().await.expect("a body");
-    let json = text.lines().find_map(|l| l.strip_prefix("data:")).unwrap_or(&text).trim();
-    (status, serde_json::from_str(json).unwrap_or_else(|e| panic!("not JSON ({e}): {text}")))
+    (reply.status().as_u16(), reply.text().await.expect("a body"))
 }

@@ -43,7 +43,8 @@ pub fn idempotency_key(run: Option<&str>, call_id: &str, arguments: &str) -> Str
     key
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// `bytes` in lowercase hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
     for b in bytes {

@@ -133,7 +133,7 @@ impl Approvals {
         let sealed = Sealed {
             call: pending.call_id().to_owned(),
             digest: pending.digest().to_owned(),
-            nonce: hex(&random_bytes::<16>()),
+            nonce: crate::digest::hex(&random_bytes::<16>()),
         };
         let payload = serde_json::to_vec(&sealed).unwrap_or_else(|e| unreachable!("plain strings: {e}"));
         let bound = bound_to(request);
@@ -265,10 +265,6 @@ pub(super) fn random_bytes<const N: usize>() -> [u8; N] {
         bytes.copy_from_slice(&out[..N]);
     }
     bytes
-}
-
-pub(super) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The decisions a scope carries for a retry: this one, for this call.

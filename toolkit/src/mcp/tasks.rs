@@ -22,7 +22,8 @@ use rmcp::service::{Peer, RoleServer};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use super::approval::{Approvals, approval_of, hex, random_bytes};
+use super::approval::{Approvals, approval_of, random_bytes};
+use crate::digest::hex;
 use crate::durable::PendingCall;
 use crate::hook::Decided;
 use crate::hooks::Rfc3339;

@@ -66,11 +66,8 @@ impl McpServer {
         // The retry of a call that asked for approval (2026-07-28) brings the answer: it
         // runs under the deferred call's id with the decision, or, when the answer does
         // not hold, is blocked saying why (it still gets its record).
-        let answer = if request.request_state.is_some() || request.input_responses.is_some() {
-            Some(inner.approvals.answer(&request).await)
-        } else {
-            None
-        };
+        let retry = request.request_state.is_some() || request.input_responses.is_some();
+        let answer = if retry { Some(inner.approvals.answer(&request).await) } else { None };
         let id = match &answer {
             Some(Answer::Decided { call_id, .. }) => call_id.clone(),
             // Unique per server, and still showing the client's request id.
@@ -84,7 +81,6 @@ impl McpServer {
             .and_then(|id| id.to_str().ok())
             .map_or_else(|| Arc::clone(&connection.label), Arc::from);
         let mut scope = Scope::new().with_session(session);
-        let answer_was_none = answer.is_none();
         match answer {
             Some(Answer::Decided { call_id, decided }) => scope = scope.with_decisions(decisions(call_id, decided)),
             Some(Answer::Refused(reason)) => scope = scope.blocking("toolkit:approval", move |_| Some(reason.clone())),
@@ -93,7 +89,7 @@ impl McpServer {
         // A task tool, called by a client that takes tasks: a task now, the call in the
         // background (it keeps its slot).
         if let Some(tasks) = inner.tasks.as_ref().filter(|t| t.runs(&request.name))
-            && answer_was_none
+            && !retry
             && cx.client_capabilities().is_some_and(|c| c.supports_tasks())
         {
             return self.start_task(Arc::clone(tasks), call_of(id), scope, output, slot, &cx).await;
