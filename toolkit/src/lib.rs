@@ -86,7 +86,7 @@ pub use hook::{AfterCall, BeforeCall, Decision, ErrorCall, Hook, HookError, Hook
 pub use limits::Limits;
 pub use record::{CallRecord, Effect, HookAction, Outcome, RecordSink};
 pub use schema::{Incompatibility, Target};
-pub use spec::{Annotations, Icon, ParamHeader, ToolSpec};
+pub use spec::{Annotations, Icon, ParamHeader, RetryPolicy, ToolSpec};
 pub use tool::{DynTool, FnTool, Tool, Validate};
 pub use toolbox::{Toolbox, ToolboxError};
 /// Makes a function a tool a language model can call.

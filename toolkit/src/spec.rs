@@ -81,6 +81,9 @@ pub struct ToolSpec {
     pub timeout: Option<Duration>,
     /// Ask providers that support it to enforce the schema strictly (OpenAI `strict`).
     pub strict: bool,
+    /// How a failed call is run again (`#[tool(retries = 3, backoff = "200ms")]`): the
+    /// toolbox adds the `retries` hook for the tools that have one ([`hooks::Retry`](crate::hooks::Retry)).
+    pub retry: Option<RetryPolicy>,
     /// A one-line rendering of the arguments, used in error messages
     /// (`{location: string, unit?: "celsius" | "fahrenheit"}`).
     pub expected: String,
@@ -105,6 +108,7 @@ impl ToolSpec {
             annotations: Annotations::default(),
             timeout: None,
             strict: false,
+            retry: None,
             expected,
             key_check: Default::default(),
         }
@@ -150,6 +154,14 @@ impl ToolSpec {
         self
     }
 
+    /// Retries a failed call by `policy` (only for a tool declared `read_only` or
+    /// `idempotent`, and never `destructive`: see [`hooks::Retry`](crate::hooks::Retry)).
+    /// A toolbox the tool is added to adds the hook that does it.
+    pub fn with_retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
     /// Marks the tool strict (OpenAI structured outputs).
     pub fn with_strict(mut self, strict: bool) -> Self {
         self.strict = strict;
@@ -160,6 +172,56 @@ impl ToolSpec {
     /// read as `{}`, as several models send it).
     pub fn takes_no_arguments(&self) -> bool {
         self.input_schema.get("properties").and_then(Value::as_object).is_none_or(|p| p.is_empty())
+    }
+}
+
+/// How a tool's failed calls are run again: how many times, and the pause before the
+/// first retry, doubled at each retry up to a ceiling.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolkit::spec::RetryPolicy;
+///
+/// let policy = RetryPolicy::new(3, Duration::from_millis(200));
+/// // The pause before retry n is a random point in the upper half of 200 ms · 2^(n-1).
+/// assert_eq!(policy.delay(1, 0.0), Duration::from_millis(100));
+/// assert_eq!(policy.delay(3, 0.5), Duration::from_millis(600));
+/// // Never past the ceiling (30 s unless set).
+/// assert_eq!(policy.delay(40, 1.0), Duration::from_secs(30));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct RetryPolicy {
+    /// How many times a failed call is run again (the call runs at most `retries + 1`
+    /// times).
+    pub retries: u32,
+    /// The pause before the first retry (before jitter).
+    pub backoff: Duration,
+    /// The longest pause.
+    pub max_backoff: Duration,
+}
+
+impl RetryPolicy {
+    /// `retries` retries, the first after about `backoff`; pauses up to 30 s.
+    pub const fn new(retries: u32, backoff: Duration) -> Self {
+        RetryPolicy { retries, backoff, max_backoff: Duration::from_secs(30) }
+    }
+
+    /// Sets the longest pause.
+    pub const fn with_max_backoff(mut self, max_backoff: Duration) -> Self {
+        self.max_backoff = max_backoff;
+        self
+    }
+
+    /// The pause before retry `retry` (1 for the first): `backoff · 2^(retry-1)`, at most
+    /// `max_backoff`, of which the upper half is spread by `unit` in `[0, 1)` ("equal
+    /// jitter": at least half the pause, so calls that failed together come back apart
+    /// but never at once).
+    pub fn delay(&self, retry: u32, unit: f64) -> Duration {
+        let doubling = 1u32.checked_shl(retry.saturating_sub(1)).unwrap_or(u32::MAX);
+        let full = self.backoff.saturating_mul(doubling).min(self.max_backoff);
+        let half = full / 2;
+        half + half.mul_f64(unit.clamp(0.0, 1.0))
     }
 }
 

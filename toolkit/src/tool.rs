@@ -109,6 +109,11 @@ pub trait Tool: Send + Sync + 'static {
     #[doc(hidden)]
     const KEEPS_RAW: bool = false;
 
+    /// Whether the tool declares a retry policy (`#[tool(retries = ..)]`): the toolbox
+    /// then adds the `retries` hook for it, without building the spec.
+    #[doc(hidden)]
+    const RETRIES: bool = false;
+
     /// Whether [`invoke_now`](Tool::invoke_now) runs the tool (`#[tool]` sets it for sync
     /// functions that are not `blocking`): such a call needs no future at all.
     #[doc(hidden)]

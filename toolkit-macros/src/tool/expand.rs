@@ -233,6 +233,12 @@ fn spec_body(m: &ToolModel) -> TokenStream {
         Some(ms) => quote!(__spec.timeout = #p::Some(#p::Duration::from_millis(#ms));),
         None => quote!(),
     };
+    let retry = match m.retry {
+        Some((retries, ms)) => {
+            quote!(__spec.retry = #p::Some(#p::RetryPolicy::new(#retries, #p::Duration::from_millis(#ms)));)
+        }
+        None => quote!(),
+    };
     let (read_only, destructive, idempotent, open_world, strict) =
         (m.read_only, m.destructive, m.idempotent, m.open_world, m.strict);
     // The type as the `Tool` impl names it (`Self` of a method resolved, lifetimes
@@ -261,6 +267,7 @@ fn spec_body(m: &ToolModel) -> TokenStream {
         #icon
         #(#headers)*
         #timeout
+        #retry
         __spec.annotations = #p::Annotations {
             read_only: #read_only,
             destructive: #destructive,
@@ -473,6 +480,13 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
     } else {
         quote!()
     };
+    let retries = if m.retry.is_some() {
+        quote!(
+            const RETRIES: bool = true;
+        )
+    } else {
+        quote!()
+    };
     let cfg = cfg_attrs(&m.cfgs);
     quote! {
         #cfg
@@ -481,6 +495,7 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
             type Output = #output_ty;
             const NAME: &'static str = #name;
             #keeps_raw
+            #retries
             #encode_args
 
             fn spec() -> &'static #p::ToolSpec {

@@ -20,6 +20,10 @@ pub struct ToolOptions {
     pub description: Option<LitStr>,
     /// Per-call timeout: `"10s"`, `"500ms"`, `"2m"` (see `model::parse_timeout`).
     pub timeout: Option<LitStr>,
+    /// How many times a failed call is run again: `retries = 3`.
+    pub retries: Option<LitInt>,
+    /// The pause before the first retry: `backoff = "200ms"`.
+    pub backoff: Option<LitStr>,
     pub read_only: Flag,
     pub destructive: Flag,
     pub idempotent: Flag,
@@ -41,6 +45,8 @@ const TOOL_KEYS: &[(&str, &str)] = &[
     ("icon", "icon = \"https://example.com/weather.svg\""),
     ("description", "description = \"...\""),
     ("timeout", "timeout = \"10s\""),
+    ("retries", "retries = 3"),
+    ("backoff", "backoff = \"200ms\""),
     ("read_only", "read_only"),
     ("destructive", "destructive"),
     ("idempotent", "idempotent"),

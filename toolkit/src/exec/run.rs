@@ -510,7 +510,9 @@ impl<'c> Run<'c> {
         match outcome {
             Ok(Recovery::Propagate) => None,
             Ok(Recovery::Retry) if self.info.spec.is_some_and(|s| s.annotations.repeatable()) => {
-                self.acted.push(hook, Event::Error, Effect::Retried, None);
+                // What the retry hook says it waited, for the record.
+                let waited = self.ext.remove::<crate::hooks::Waited>().map(|w| w.0);
+                self.acted.push(hook, Event::Error, Effect::Retried, waited);
                 Some(Handled::Retry)
             }
             Ok(Recovery::Retry) => {
@@ -523,6 +525,13 @@ impl<'c> Run<'c> {
             }
             Err(why) => self.failed(hook, Event::Error, &why).map(|(r, d)| Handled::Block(r, d)),
         }
+    }
+
+    /// How many retries the call may have: the toolbox's limit, or the tool's declared
+    /// policy's when that is more (a declared policy is the tool's own limit).
+    fn max_retries(&self) -> u32 {
+        let declared = self.info.spec.and_then(|s| s.retry).map_or(0, |p| p.retries);
+        self.limits.max_retries.max(declared)
     }
 
     /// A hook failed: log it, record it, and apply its policy (`Some` = block).
@@ -558,7 +567,7 @@ impl<'c> Run<'c> {
             (Produced::Blocked(reason, detail), _)
             | (_, HooksSaid::After(Err((reason, detail))))
             | (_, HooksSaid::Error(Handled::Block(reason, detail))) => (Err(blocked(reason, detail)), Outcome::Blocked),
-            (Produced::Failed(_), HooksSaid::Error(Handled::Retry)) if self.info.attempt <= self.limits.max_retries => {
+            (Produced::Failed(_), HooksSaid::Error(Handled::Retry)) if self.info.attempt <= self.max_retries() => {
                 // Saturating: `max_retries: u32::MAX` asks for retries without end.
                 self.info.attempt = self.info.attempt.saturating_add(1);
                 return Next::Retry;

@@ -82,6 +82,10 @@ impl Hooks {
         self.list.is_empty()
     }
 
+    pub(crate) fn get_mut(&mut self, name: &str) -> Option<&mut Hook> {
+        self.list.iter_mut().find(|h| h.name == name)
+    }
+
     pub(crate) fn as_slice(&self) -> &[Hook] {
         &self.list
     }

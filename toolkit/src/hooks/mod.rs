@@ -8,6 +8,7 @@
 //! | built-in | events | name | priority | when it fails |
 //! |---|---|---|---|---|
 //! | [`CircuitBreaker`] | before, after, error | `circuit_breaker` | 60 | continue (its store is down: calls go on) |
+//! | [`Retry`] | error | `retry` (`retries` for the tools that declare a policy) | 55 | continue |
 //! | [`NormalizePaths`] | before | `normalize_paths` | 50 | block |
 //! | [`PathSandbox`] | before | `path_sandbox` | 40 | block |
 //! | [`LoopGuard`] | before | `loop_guard` | 35 | continue (its store is down: calls go on) |
@@ -70,6 +71,7 @@ mod redact;
 mod redis_approvals;
 #[cfg(feature = "redis")]
 mod redis_store;
+mod retry;
 #[cfg(feature = "fs")]
 mod safe_dir;
 pub mod store;
@@ -96,6 +98,8 @@ pub use redis_approvals::{PendingApproval, RedisApprovals};
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use redis_store::RedisStore;
+pub use retry::Retry;
+pub(crate) use retry::{DECLARED as DECLARED_RETRY, Waited};
 #[cfg(feature = "fs")]
 #[cfg_attr(docsrs, doc(cfg(feature = "fs")))]
 pub use safe_dir::{DirEntry, SafeDir};

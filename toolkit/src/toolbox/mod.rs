@@ -113,9 +113,11 @@ impl Toolbox {
     pub fn from_tools(tools: impl IntoIterator<Item = ToolEntry>) -> Self {
         let mut toolbox = Toolbox::new();
         for entry in tools {
+            let retried = entry.retried();
             if let Err(e) = toolbox.table.push(entry) {
                 unreachable!("`toolbox!` checks names at compile time: {e}");
             }
+            toolbox.retry(retried);
         }
         toolbox
     }
@@ -194,16 +196,40 @@ impl Toolbox {
     /// Adds a `#[tool]` at run time (prefer `toolbox!`, which checks names at compile
     /// time).
     pub fn add<T: Tool>(&mut self, tool: T) -> Result<&mut Self, ToolboxError> {
-        self.table.push(ToolEntry::of(tool))?;
-        self.plans = OnceLock::new();
-        Ok(self)
+        self.push(ToolEntry::of(tool))
     }
 
     /// Adds a tool defined at run time.
     pub fn add_dynamic(&mut self, tool: impl DynTool) -> Result<&mut Self, ToolboxError> {
-        self.table.push(ToolEntry::dynamic(tool))?;
+        self.push(ToolEntry::dynamic(tool))
+    }
+
+    fn push(&mut self, entry: ToolEntry) -> Result<&mut Self, ToolboxError> {
+        let retried = entry.retried();
+        self.table.push(entry)?;
+        self.retry(retried);
         self.plans = OnceLock::new();
         Ok(self)
+    }
+
+    /// A tool that declares a retry policy is retried by the toolbox's `retries` hook
+    /// (added with the first such tool; each one joins its list of tools).
+    fn retry(&mut self, tool: Option<std::borrow::Cow<'static, str>>) {
+        let Some(tool) = tool else { return };
+        if let Some(hook) = self.hooks.get_mut(crate::hooks::DECLARED_RETRY) {
+            match &mut hook.filter {
+                crate::hook::Filter::Tools(tools) => tools.push(tool),
+                _ => tracing::warn!(
+                    tool = %tool,
+                    "a hook named `retries` that is not the toolbox's own is here: the tool's declared retries are not applied; rename that hook"
+                ),
+            }
+            return;
+        }
+        let hook = crate::hook::Hook::from(crate::hooks::Retry::declared()).for_tools([tool]);
+        if self.hooks.add(hook).is_err() {
+            unreachable!("no hook of that name is here");
+        }
     }
 
     /// Every tool's spec, in the order the tools were added (`toolbox!`'s first).

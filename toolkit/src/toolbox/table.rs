@@ -20,21 +20,29 @@ const SCAN: usize = 8;
 pub struct ToolEntry {
     name: Cow<'static, str>,
     tool: Box<dyn Runnable>,
+    /// It declares a retry policy.
+    retries: bool,
 }
 
 impl ToolEntry {
     /// A compile-time tool.
     pub fn of<T: Tool>(tool: T) -> Self {
-        ToolEntry { name: Cow::Borrowed(T::NAME), tool: Box::new(Typed(tool)) }
+        ToolEntry { name: Cow::Borrowed(T::NAME), tool: Box::new(Typed(tool)), retries: T::RETRIES }
     }
 
     /// A run-time tool.
     pub(crate) fn dynamic<D: DynTool>(tool: D) -> Self {
-        ToolEntry { name: Cow::Owned(tool.spec().name.clone()), tool: Box::new(Dynamic(tool)) }
+        let retries = tool.spec().retry.is_some();
+        ToolEntry { name: Cow::Owned(tool.spec().name.clone()), tool: Box::new(Dynamic(tool)), retries }
     }
 
     pub(crate) fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The name, when the tool declares a retry policy.
+    pub(crate) fn retried(&self) -> Option<Cow<'static, str>> {
+        self.retries.then(|| self.name.clone())
     }
 }
 
