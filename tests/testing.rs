@@ -103,3 +103,93 @@ async fn each_check_fails_where_the_trajectory_differs_and_says_where() {
     let message = panicked.downcast_ref::<String>().unwrap();
     assert!(message.starts_with("exact: expected call 0 did not happen"), "{message}");
 }
+
+/// The trip of [`trip`] with its calls written to an audit log, a hook that rewrites
+/// the city's case (so the log holds what the model sent beside what the tool got).
+async fn logged_trip(path: &std::path::Path) {
+    let log = toolkit::hooks::AuditLog::builder().to_file(path).unwrap();
+    let model = ScriptedModel::new([
+        Turn::calls([("weather", r#"{"city": "oslo"}"#), ("weather", r#"{"city": "Rome", "unit": "fahrenheit"}"#)]),
+        Turn::call("book", r#"{"to": "Rome", "seats": 12}"#),
+        Turn::call("book", r#"{"to": "Rome", "seats": 2}"#),
+        Turn::text("booked"),
+    ]);
+    let tools = production_tools().with_sink(log.clone());
+    let agent = Agent::builder(model, tools).build().unwrap();
+    agent.run("a trip to Rome").await.unwrap();
+    log.flush().unwrap();
+}
+
+fn capitalize() -> Hook {
+    Hook::before("capitalize", |c: &mut toolkit::BeforeCall<'_>| {
+        let city = c.arguments().get("city").and_then(|v| v.as_str()).map(str::to_owned);
+        if let Some(city) = city.filter(|c| c.starts_with(char::is_lowercase)) {
+            let mut chars = city.chars();
+            let upper: String = chars.next().into_iter().flat_map(char::to_uppercase).chain(chars).collect();
+            c.arguments_mut().insert("city".into(), upper.into());
+        }
+        Decision::Continue
+    })
+}
+
+fn at_most(seats: u64) -> Hook {
+    Hook::before("at_most", move |c: &mut toolkit::BeforeCall<'_>| {
+        match c.arguments().get("seats").and_then(|s| s.as_u64()) {
+            Some(n) if n > seats => Decision::Block(format!("at most {seats} seats")),
+            _ => Decision::Continue,
+        }
+    })
+}
+
+fn production_tools() -> Toolbox {
+    toolbox![weather, book].with_hook(capitalize()).with_hook(at_most(9))
+}
+
+#[tokio::test]
+async fn an_audit_log_replays_as_a_regression_test_and_shows_what_changed() {
+    use toolkit::testing::Replay;
+    let path = std::env::temp_dir().join(format!("toolkit-replay-{}.jsonl", std::process::id()));
+    logged_trip(&path).await;
+    let text = std::fs::read_to_string(&path).unwrap();
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["arguments"], serde_json::json!({"city": "Oslo"}), "what the tool got");
+    assert_eq!(first["model_arguments"], serde_json::json!({"city": "oslo"}), "what the model sent");
+
+    // The same tools: the replay does what production did, result text included.
+    let replay = Replay::from_audit(&path).unwrap().compare_results(true);
+    assert_eq!(replay.len(), 4);
+    let agent = Agent::builder(replay.model(), production_tools()).build().unwrap();
+    let run = agent.run("replay").await.unwrap();
+    replay.assert(&run.records);
+    // The model sent what the model had sent: the hook rewrote it again.
+    assert_eq!(run.records[0].arguments, r#"{"city":"oslo"}"#);
+    assert_eq!(run.records[0].effective_arguments(), r#"{"city":"Oslo"}"#);
+
+    // A stricter policy: the replay shows the booking that is now blocked.
+    let stricter = toolbox![weather, book].with_hook(capitalize()).with_hook(at_most(1));
+    let model = ScriptedModel::from_audit(&path).unwrap();
+    let run = Agent::builder(model, stricter).build().unwrap().run("replay").await.unwrap();
+    // With result text compared, the first booking's reason changed too ("at most 1").
+    assert_eq!(replay.diff(&run.records).unwrap_err().changed(), 2);
+    let diff = Replay::from_audit(&path).unwrap().diff(&run.records).unwrap_err();
+    assert_eq!(diff.changed(), 1);
+    let text = diff.to_string();
+    let row = text.lines().find(|l| l.starts_with(" !")).unwrap();
+    assert!(row.contains("book ok") && row.ends_with("book blocked"), "{text}");
+
+    // Fewer calls than logged is a difference too.
+    assert_eq!(replay.diff(&run.records[..2]).unwrap_err().changed(), 2);
+    std::fs::remove_file(&path).ok();
+}
+
+#[test]
+fn a_file_that_is_not_an_audit_log_is_refused_with_its_line() {
+    use toolkit::testing::{Replay, ReplayError};
+    let err =
+        Replay::parse("{\"call_id\": \"1\", \"tool\": \"a\", \"arguments\": {}, \"outcome\": \"ok\"}\nnot json\n")
+            .unwrap_err();
+    assert!(matches!(err, ReplayError::Line { line: 2, .. }), "{err}");
+    assert!(
+        Replay::from_audit("/nonexistent/audit.jsonl").unwrap_err().to_string().contains("cannot read the audit log")
+    );
+}

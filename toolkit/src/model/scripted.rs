@@ -54,6 +54,13 @@ impl ScriptedModel {
         }
     }
 
+    /// A model that makes the calls of an audit log again, one per turn, then ends: see
+    /// [`Replay`](crate::testing::Replay), which also compares what the replay did with
+    /// the log.
+    pub fn from_audit(path: impl AsRef<std::path::Path>) -> Result<Self, crate::testing::ReplayError> {
+        Ok(crate::testing::Replay::from_audit(path)?.model())
+    }
+
     /// Adds a turn at the end of the script.
     pub fn then(self, turn: Turn) -> Self {
         {

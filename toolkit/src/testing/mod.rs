@@ -15,6 +15,10 @@
 //! Each returns a [`Mismatch`] that prints the expected and the actual calls side by
 //! side, marking where they part; `assert_*` panics with it.
 //!
+//! [`Replay`] turns a production audit log into a regression test: a scripted model
+//! makes the logged calls again, the tools run for real, and [`Replay::diff`] shows
+//! which outcomes changed.
+//!
 //! ```
 //! use toolkit::prelude::*;
 //! use toolkit::testing::{assert_in_order, call};
@@ -39,12 +43,16 @@
 //! # }
 //! ```
 
+mod replay;
+
 use std::fmt;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use crate::record::{CallRecord, Outcome};
+
+pub use replay::{Replay, ReplayDiff, ReplayError};
 
 /// One call a test expects: see [`call`].
 #[derive(Clone)]

@@ -31,8 +31,10 @@ use crate::record::{CallRecord, RecordSink};
 /// | `session`, `agent`, `task` | the [`Scope`](crate::Scope)'s labels (or `null`) |
 /// | `parent` | the outer call's id, for the calls of an agent used as a tool (only then) |
 /// | `arguments` | the arguments the tool ran with ([`CallRecord::effective_arguments`]), as JSON (a string if they were not JSON) |
+/// | `model_arguments` | only when a hook rewrote them: the arguments as the model sent them (what a [`Replay`](crate::testing::Replay) sends again) |
 /// | `outcome`, `kind` | `ok`, `blocked`, `cached`, `failed` or `recovered`, and the error kind (or `null`) |
-/// | `hooks` | the hooks that acted: `hook`, `event`, `effect`, and `detail` when one failed |
+/// | `hooks` | the hooks that acted: `hook`, `event`, `effect`, and `detail` when one failed or retried |
+/// | `attempts` | only after retries: how many times the tool ran |
 /// | `result_head` | the first characters of what the model saw (200 by default) |
 /// | `result_bytes` | the whole result's length in bytes |
 /// | `duration_ms` | how long the call took, in milliseconds |

@@ -26,8 +26,11 @@ struct Entry {
     task: Option<Arc<str>>,
     parent: Option<Arc<str>>,
     arguments: String,
+    /// The arguments as the model sent them, when a hook rewrote them.
+    model_arguments: Option<String>,
     outcome: Outcome,
     hooks: Vec<HookAction>,
+    attempts: u32,
     head: String,
     result_bytes: usize,
     duration: Duration,
@@ -44,8 +47,10 @@ impl Entry {
             task: record.task.clone(),
             parent: record.parent.clone(),
             arguments: record.effective_arguments().to_owned(),
+            model_arguments: record.rewritten_arguments.as_ref().map(|_| record.arguments.clone()),
             outcome: record.outcome,
             hooks: record.hooks.clone(),
+            attempts: record.attempts,
             head: head(&record.content, capture).to_owned(),
             result_bytes: record.content.len(),
             duration: record.duration,
@@ -81,29 +86,27 @@ struct Line<'a> {
     parent: Option<&'a str>,
     tool: &'a str,
     arguments: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model_arguments: Option<Value>,
     outcome: &'static str,
     kind: Option<&'static str>,
     hooks: &'a [HookAction],
+    #[serde(skip_serializing_if = "is_one")]
+    attempts: u32,
     result_head: Cow<'a, str>,
     result_bytes: usize,
     duration_ms: f64,
 }
 
-impl Format {
-    /// Formats `entry` into the scratch buffer `line`, then writes it to `out`.
-    fn write(&self, entry: &Entry, line: &mut Vec<u8>, out: &mut impl Write) -> io::Result<()> {
-        line.clear();
-        self.line(entry, line).map_err(io::Error::other)?;
-        out.write_all(line)
-    }
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
 
-    fn line(&self, entry: &Entry, out: &mut Vec<u8>) -> serde_json::Result<()> {
-        let mut arguments =
-            serde_json::from_str(&entry.arguments).unwrap_or_else(|_| Value::String(entry.arguments.clone()));
-        let result_head = match &self.redactor {
-            Some(redactor) => Cow::Owned(redactor.redact_head(&entry.head, self.head)),
-            None => Cow::Borrowed(head(&entry.head, self.head)),
-        };
+impl Format {
+    /// Arguments as JSON (a string if they are not JSON), redacted when there is a
+    /// redactor.
+    fn arguments(&self, text: &str) -> Value {
+        let mut arguments = serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()));
         if let Some(redactor) = &self.redactor {
             match &mut arguments {
                 Value::String(text) => {
@@ -116,6 +119,23 @@ impl Format {
                 }
             }
         }
+        arguments
+    }
+
+    /// Formats `entry` into the scratch buffer `line`, then writes it to `out`.
+    fn write(&self, entry: &Entry, line: &mut Vec<u8>, out: &mut impl Write) -> io::Result<()> {
+        line.clear();
+        self.line(entry, line).map_err(io::Error::other)?;
+        out.write_all(line)
+    }
+
+    fn line(&self, entry: &Entry, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let arguments = self.arguments(&entry.arguments);
+        let model_arguments = entry.model_arguments.as_deref().map(|sent| self.arguments(sent));
+        let result_head = match &self.redactor {
+            Some(redactor) => Cow::Owned(redactor.redact_head(&entry.head, self.head)),
+            None => Cow::Borrowed(head(&entry.head, self.head)),
+        };
         let kind = match entry.outcome {
             Outcome::Failed(kind) | Outcome::Recovered(kind) => Some(kind.as_str()),
             _ => None,
@@ -129,9 +149,11 @@ impl Format {
             parent: entry.parent.as_deref(),
             tool: &entry.tool,
             arguments,
+            model_arguments,
             outcome: entry.outcome.label(),
             kind,
             hooks: &entry.hooks,
+            attempts: entry.attempts,
             result_head,
             result_bytes: entry.result_bytes,
             duration_ms: (entry.duration.as_nanos() as f64 / 1_000.0).round() / 1_000.0,
