@@ -21,7 +21,8 @@ pub struct Limits {
     pub default_timeout: Option<Duration>,
     /// How many times an error hook's [`Recovery::Retry`](crate::hook::Recovery::Retry)
     /// may re-run a call (default 2; only tools declared `read_only` or `idempotent` are
-    /// retried).
+    /// retried). A tool's declared [`RetryPolicy`](crate::RetryPolicy) may go past it:
+    /// its `retries` are its own limit.
     pub max_retries: u32,
 }
 
