@@ -334,3 +334,43 @@ async fn a_failed_call_goes_back_with_is_error() {
     assert!(results[0]["content"].as_str().unwrap().contains("missing required field `b`"), "{results}");
     assert_eq!(results[1], json!({"type": "tool_result", "tool_use_id": "toolu_ok", "content": "5"}));
 }
+
+/// Convert an amount between currencies.
+#[tool(
+    read_only,
+    example = {"amount": 100, "from": "EUR", "to": "USD"},
+    example = {"amount": 2.5, "from": "JPY", "to": "EUR"}
+)]
+fn convert(
+    /// How much.
+    amount: f64,
+    /// The currency it is in (ISO 4217).
+    from: String,
+    /// The currency wanted.
+    to: String,
+) -> String {
+    format!("{amount} {from} in {to}")
+}
+
+/// A tool with examples goes out with `input_examples` and the request with the
+/// `anthropic-beta` header that feature needs; a request without examples has no beta.
+#[tokio::test]
+async fn input_examples_are_sent_with_their_beta_header() {
+    let reply = || ok(message(json!([{"type": "text", "text": "ok"}]), "end_turn", 1, 1));
+    let server = serve([reply(), reply()]).await;
+    let with = toolbox![convert, add];
+    let without = toolbox![add];
+    let messages = [Message::user("hi")];
+    let model = client(&server).build().unwrap();
+    model.complete(ModelRequest::new(&messages, &with.specs())).await.unwrap();
+    model.complete(ModelRequest::new(&messages, &without.specs())).await.unwrap();
+    let received = server.received();
+    assert_eq!(received[0].headers["anthropic-beta"], "advanced-tool-use-2025-11-20");
+    assert_eq!(
+        received[0].body["tools"][0]["input_examples"],
+        json!([{"amount": 100, "from": "EUR", "to": "USD"}, {"amount": 2.5, "from": "JPY", "to": "EUR"}])
+    );
+    assert_eq!(received[0].body["tools"][0]["description"], "Convert an amount between currencies.");
+    assert!(received[0].body["tools"][1].get("input_examples").is_none());
+    assert!(received[1].headers.get("anthropic-beta").is_none());
+}

@@ -112,6 +112,8 @@ pub use toolbox::{Toolbox, ToolboxError};
 /// | `icon = "https://example.com/sun.svg"` | an icon an MCP client may show (MCP `icons`; an `https://` URL or a `data:image/` URI, checked when the crate builds; the MIME type is read from the extension or the URI) |
 /// | `description = "..."` | replaces the doc comment |
 /// | `timeout = "10s"` | per call; past it the call fails as `timed_out`. A positive number (decimals allowed) and a unit: `ms`, `s` (or `sec`, `secs`), `m` (or `min`, `mins`) or `h`, with or without a space: `"500ms"`, `"10s"`, `"1.5s"`, `"2 min"`, `"1h"`. Anything else (`"10 seconds"`) is a compile error |
+/// | `retries = 3`, `backoff = "200ms"` | run a failed call again (a tool error or a timeout), up to 3 times, the first after about 200 ms (the default), doubling, with jitter ([`RetryPolicy`], [`hooks::Retry`]); only for a `read_only` or `idempotent` tool that is not `destructive` (else a compile error); each retry is in the call's record |
+/// | `example = {"city": "Paris", "days": 3}` | example arguments, repeatable, written as JSON: keys, required parameters and plain types are checked when the crate builds, the rest by a generated test that parses each as a call; sent as Anthropic's `input_examples`, at the end of the description to other providers, and shown in the Markdown docs |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | effect annotations: exported (MCP hints), and read by hooks (only `read_only`/`idempotent` tools are retried or cached; `ApprovalGate::destructive()` asks about `destructive` ones) |
 /// | `strict` | ask OpenAI for strict mode (Structured Outputs) when the schema allows it |
 /// | `blocking` | a sync function that blocks (file or network I/O): runs on Tokio's blocking pool |

@@ -81,6 +81,9 @@ pub struct ToolSpec {
     pub timeout: Option<Duration>,
     /// Ask providers that support it to enforce the schema strictly (OpenAI `strict`).
     pub strict: bool,
+    /// Example arguments (`#[tool(example = {...})]`): Anthropic's `input_examples`;
+    /// appended to the description for providers without a field.
+    pub examples: Vec<Value>,
     /// How a failed call is run again (`#[tool(retries = 3, backoff = "200ms")]`): the
     /// toolbox adds the `retries` hook for the tools that have one ([`hooks::Retry`](crate::hooks::Retry)).
     pub retry: Option<RetryPolicy>,
@@ -109,6 +112,7 @@ impl ToolSpec {
             timeout: None,
             strict: false,
             retry: None,
+            examples: Vec::new(),
             expected,
             key_check: Default::default(),
         }
@@ -152,6 +156,25 @@ impl ToolSpec {
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
+    }
+
+    /// Adds an example of the arguments (an object the tool accepts). `#[tool(example =
+    /// {...})]` does it with checks when the crate builds, and a generated test that
+    /// parses it as a call.
+    pub fn with_example(mut self, arguments: Value) -> Self {
+        self.examples.push(arguments);
+        self
+    }
+
+    /// The description, with the examples after it for a provider that has no field for
+    /// them: `Examples: {"location": "Paris"}; {"location": "Oslo", "days": 3}`.
+    pub fn description_with_examples(&self) -> std::borrow::Cow<'_, str> {
+        if self.examples.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.description);
+        }
+        let list: Vec<String> = self.examples.iter().map(crate::schema::example::one_line).collect();
+        let sep = if self.description.is_empty() { "" } else { "\n\n" };
+        std::borrow::Cow::Owned(format!("{}{sep}Examples: {}", self.description, list.join("; ")))
     }
 
     /// Retries a failed call by `policy` (only for a tool declared `read_only` or

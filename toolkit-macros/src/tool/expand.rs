@@ -17,7 +17,31 @@ pub fn companions(m: &ToolModel) -> TokenStream {
     let handle = handle(m);
     let tool_impl = tool_impl(m);
     let checks = output_checks(m);
-    quote! { #args #handle #tool_impl #checks }
+    let examples = example_test(m);
+    quote! { #args #handle #tool_impl #checks #examples }
+}
+
+/// A test that parses each `example` as the tool parses a call (nested types and
+/// constraints included, which the macro cannot check): `cargo test` fails on one the
+/// tool would refuse.
+fn example_test(m: &ToolModel) -> TokenStream {
+    if m.examples.is_empty() {
+        return quote!();
+    }
+    let krate = &m.krate;
+    let p = quote!(#krate::__private);
+    let handle = &m.handle_ident;
+    let test = format_ident!("__toolkit_examples_of_{}", super::syntax::unraw(handle));
+    let cfg = cfg_attrs(&m.cfgs);
+    quote! {
+        #cfg
+        #[cfg(test)]
+        #[test]
+        #[allow(non_snake_case, unnameable_test_items)]
+        fn #test() {
+            #p::check_examples::<#handle>();
+        }
+    }
 }
 
 /// The check that a JSON output serializes, in a `const` (no code at run time): of the
@@ -233,6 +257,7 @@ fn spec_body(m: &ToolModel) -> TokenStream {
         Some(ms) => quote!(__spec.timeout = #p::Some(#p::Duration::from_millis(#ms));),
         None => quote!(),
     };
+    let examples = m.examples.iter().map(|json| quote!(__spec.examples.push(#p::example(#json));));
     let retry = match m.retry {
         Some((retries, ms)) => {
             quote!(__spec.retry = #p::Some(#p::RetryPolicy::new(#retries, #p::Duration::from_millis(#ms)));)
@@ -268,6 +293,7 @@ fn spec_body(m: &ToolModel) -> TokenStream {
         #(#headers)*
         #timeout
         #retry
+        #(#examples)*
         __spec.annotations = #p::Annotations {
             read_only: #read_only,
             destructive: #destructive,

@@ -3,6 +3,7 @@
 mod args;
 mod constraints;
 mod defaults;
+mod examples;
 mod expand;
 mod formats;
 mod model;

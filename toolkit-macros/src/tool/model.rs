@@ -33,6 +33,8 @@ pub struct ToolModel {
     pub timeout_ms: Option<u64>,
     /// `retries` and the `backoff` in milliseconds.
     pub retry: Option<(u32, u64)>,
+    /// Example arguments, as JSON text.
+    pub examples: Vec<String>,
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
@@ -482,6 +484,9 @@ pub fn build(
             }
         }
     }
+    for example in &options.examples {
+        super::examples::check(example, &params, errors);
+    }
     if let (Site::Method { .. }, false) = (&site, matches!(sig.inputs.first(), Some(FnArg::Receiver(_)))) {
         errors.at(
             &sig.ident,
@@ -536,6 +541,7 @@ pub fn build(
         icon,
         timeout_ms,
         retry,
+        examples: options.examples.iter().map(|e| e.value.to_json()).collect(),
         read_only: options.read_only.is_present(),
         destructive: options.destructive.is_present(),
         idempotent: options.idempotent.is_present(),

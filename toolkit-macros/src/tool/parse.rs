@@ -36,6 +36,9 @@ pub struct ToolOptions {
     /// The path of the runtime crate (default `::toolkit`).
     #[darling(rename = "crate")]
     pub krate: Option<Path>,
+    /// `example = {...}`, each (taken out before darling reads the rest).
+    #[darling(skip)]
+    pub examples: Vec<super::examples::Example>,
 }
 
 /// Each option of `#[tool(...)]` and how it is written, for error messages.
@@ -45,6 +48,7 @@ const TOOL_KEYS: &[(&str, &str)] = &[
     ("icon", "icon = \"https://example.com/weather.svg\""),
     ("description", "description = \"...\""),
     ("timeout", "timeout = \"10s\""),
+    ("example", "example = {\"location\": \"Paris\"}"),
     ("retries", "retries = 3"),
     ("backoff", "backoff = \"200ms\""),
     ("read_only", "read_only"),
@@ -62,8 +66,15 @@ impl ToolOptions {
         if args.is_empty() {
             return Ok(ToolOptions::default());
         }
+        let mut errors = Vec::new();
+        let (args, examples) = super::examples::take_examples(args, &mut errors);
         let items = darling::ast::NestedMeta::parse_meta_list(args).map_err(|e| vec![e])?;
-        ToolOptions::from_list(&items).map_err(|e| explain(e, "#[tool(...)]", TOOL_KEYS))
+        let mut options = ToolOptions::from_list(&items).map_err(|e| explain(e, "#[tool(...)]", TOOL_KEYS))?;
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        options.examples = examples;
+        Ok(options)
     }
 
     /// The path generated code reaches the runtime by: `crate = path`, or `::toolkit`.

@@ -10,6 +10,7 @@
 #![allow(missing_docs)]
 
 mod constraints;
+mod examples;
 mod formats;
 mod hooks;
 mod lists;
@@ -18,6 +19,7 @@ mod params;
 mod placeholders;
 
 pub use constraints::*;
+pub use examples::*;
 pub use formats::*;
 pub use hooks::*;
 pub use lists::*;

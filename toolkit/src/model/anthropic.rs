@@ -11,7 +11,7 @@
 //! | consecutive `Message::Tool` | one `user` message of `tool_result` blocks, in order (the API wants every result of a turn in the next message), with `is_error: true` for a failed call |
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `tool_choice` `auto` / `none` / `any` / `tool` |
 //! | `parallel_tool_calls: false` | `disable_parallel_tool_use: true` |
-//! | tools | [`Target::Anthropic`] exports (`name`, `description`, `input_schema`) |
+//! | tools | [`Target::Anthropic`] exports (`name`, `description`, `input_schema`, `input_examples` with the `anthropic-beta: advanced-tool-use-2025-11-20` header) |
 //! | a typed answer ([`ResponseFormat`](super::ResponseFormat)) | a `final_answer` tool whose input is the answer, and `tool_choice: any` |
 //!
 //! `stop_reason` maps to [`FinishReason`]: `end_turn` and `stop_sequence` are `Stop`,
@@ -83,7 +83,7 @@ impl Anthropic {
 
     async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         let body = body(&self.transport.model, self.max_tokens, self.cache_tools, &request);
-        let text = self.transport.post(&body).await?;
+        let text = self.transport_for(&request).post(&body).await?;
         let reply = parse_reply(&text)?;
         Ok(match request.response_format {
             Some(format) => final_answer(reply, format),
@@ -91,6 +91,27 @@ impl Anthropic {
         })
     }
 }
+
+impl Anthropic {
+    /// The transport for a request: with the `anthropic-beta` feature its tools use
+    /// (`input_examples` is in `advanced-tool-use-2025-11-20`), added to any the client
+    /// was built with.
+    fn transport_for(&self, request: &ModelRequest<'_>) -> std::borrow::Cow<'_, Transport> {
+        if !request.tools.iter().any(|spec| !spec.examples.is_empty()) {
+            return std::borrow::Cow::Borrowed(&self.transport);
+        }
+        let mut transport = self.transport.clone();
+        match transport.headers.iter_mut().find(|(name, _)| name.eq_ignore_ascii_case("anthropic-beta")) {
+            Some((_, value)) if value.split(',').any(|b| b.trim() == ADVANCED_TOOL_USE) => {}
+            Some((_, value)) => *value = format!("{value},{ADVANCED_TOOL_USE}"),
+            None => transport.headers.push(("anthropic-beta", ADVANCED_TOOL_USE.to_owned())),
+        }
+        std::borrow::Cow::Owned(transport)
+    }
+}
+
+/// The beta of tool examples (and of tool search and programmatic calling).
+const ADVANCED_TOOL_USE: &str = "advanced-tool-use-2025-11-20";
 
 impl Model for Anthropic {
     fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
@@ -106,7 +127,7 @@ impl Model for Anthropic {
         body["stream"] = Value::Bool(true);
         let typed = request.response_format.cloned();
         let chunks = ClaudeChunks { typed, ..ClaudeChunks::default() };
-        sse::stream(&self.transport, &body, chunks)
+        sse::stream(&self.transport_for(&request), &body, chunks)
     }
 
     fn name(&self) -> &str {

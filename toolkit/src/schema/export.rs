@@ -14,7 +14,7 @@ impl ToolSpec {
     /// | [`OpenAiChat`](Target::OpenAiChat) | `{"type": "function", "function": {name, description, parameters, strict?}}` |
     /// | [`OpenAiChatStrict`](Target::OpenAiChatStrict) | the same, strict for every tool strict mode can represent |
     /// | [`OpenAiResponses`](Target::OpenAiResponses) | `{"type": "function", name, description, parameters, strict}` |
-    /// | [`Anthropic`](Target::Anthropic) | `{name, description, input_schema, strict?}` |
+    /// | [`Anthropic`](Target::Anthropic) | `{name, description, input_schema, strict?, input_examples?}` |
     /// | [`Gemini`](Target::Gemini) | `{name, description, parameters?}` in Gemini's OpenAPI subset, or `{name, description, parametersJsonSchema}` where the subset would cut the schema |
     /// | [`Mcp`](Target::Mcp) | `{name, title?, description, icons?, inputSchema, outputSchema?, annotations}` |
     ///
@@ -38,6 +38,10 @@ impl ToolSpec {
     /// takes no arguments. MCP
     /// gets `outputSchema` only when the output schema has an object root (what every
     /// revision accepts; `McpServer` adds the others for 2026-07-28 clients).
+    ///
+    /// Example arguments ([`ToolSpec::examples`]) go to Anthropic as `input_examples`;
+    /// every other target has no field for them and reads them at the end of the
+    /// description (`Examples: {...}; {...}`).
     ///
     /// ```
     /// use serde_json::json;
@@ -76,19 +80,24 @@ impl ToolSpec {
     /// Anthropic's shape; strict (`strict: true`, the schema rewritten into the subset
     /// its grammar takes) for a strict tool whose schema can be.
     fn anthropic(&self) -> Value {
-        if self.strict && anthropic::problems(&self.input_schema).is_empty() {
-            return json!({
+        let mut tool = if self.strict && anthropic::problems(&self.input_schema).is_empty() {
+            json!({
                 "name": self.name,
                 "description": self.description,
                 "input_schema": anthropic::strict_schema(&self.input_schema),
                 "strict": true,
-            });
+            })
+        } else {
+            json!({
+                "name": self.name,
+                "description": self.description,
+                "input_schema": self.input_schema,
+            })
+        };
+        if !self.examples.is_empty() {
+            tool["input_examples"] = Value::Array(self.examples.clone());
         }
-        json!({
-            "name": self.name,
-            "description": self.description,
-            "input_schema": self.input_schema,
-        })
+        tool
     }
 
     fn strict_representable(&self) -> bool {
@@ -102,7 +111,7 @@ impl ToolSpec {
     fn openai_chat(&self, strict: bool) -> Value {
         let mut function = Map::new();
         function.insert("name".into(), Value::from(self.name.as_str()));
-        function.insert("description".into(), Value::from(self.description.as_str()));
+        function.insert("description".into(), Value::from(self.description_with_examples()));
         function.insert("parameters".into(), self.openai_parameters(strict));
         if strict {
             function.insert("strict".into(), Value::Bool(true));
@@ -120,7 +129,7 @@ impl ToolSpec {
         json!({
             "type": "function",
             "name": self.name,
-            "description": self.description,
+            "description": self.description_with_examples(),
             "parameters": self.openai_parameters(strict),
             "strict": strict,
         })
@@ -129,7 +138,7 @@ impl ToolSpec {
     fn gemini(&self) -> Value {
         let mut declaration = Map::new();
         declaration.insert("name".into(), Value::from(self.name.as_str()));
-        declaration.insert("description".into(), Value::from(self.description.as_str()));
+        declaration.insert("description".into(), Value::from(self.description_with_examples()));
         // Gemini rejects an object schema with no properties: a tool without
         // arguments leaves `parameters` out.
         if !self.takes_no_arguments() {
@@ -145,7 +154,7 @@ impl ToolSpec {
         if let Some(title) = &self.title {
             tool.insert("title".into(), Value::from(title.as_str()));
         }
-        tool.insert("description".into(), Value::from(self.description.as_str()));
+        tool.insert("description".into(), Value::from(self.description_with_examples()));
         if !self.icons.is_empty() {
             tool.insert("icons".into(), serde_json::to_value(&self.icons).unwrap_or_default());
         }

@@ -63,8 +63,18 @@ fn section(spec: &ToolSpec) -> String {
     if let Some(timeout) = spec.timeout {
         let _ = writeln!(out, "**Timeout:** {}\n", duration(timeout));
     }
-    let example = one_line(&example_arguments(&spec.input_schema));
-    let _ = writeln!(out, "**Example call:**\n\n```json\n{example}\n```");
+    if let Some(retry) = spec.retry {
+        let _ = writeln!(out, "**Retries:** {} (first after about {})\n", retry.retries, duration(retry.backoff));
+    }
+    // The tool's own examples when it has some, else one built from the schema.
+    if spec.examples.is_empty() {
+        let example = one_line(&example_arguments(&spec.input_schema));
+        let _ = writeln!(out, "**Example call:**\n\n```json\n{example}\n```");
+    } else {
+        let heading = if spec.examples.len() == 1 { "Example call" } else { "Example calls" };
+        let examples: Vec<String> = spec.examples.iter().map(one_line).collect();
+        let _ = writeln!(out, "**{heading}:**\n\n```json\n{}\n```", examples.join("\n"));
+    }
     out
 }
 

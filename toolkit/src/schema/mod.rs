@@ -32,7 +32,7 @@ mod anthropic;
 pub(crate) mod builder;
 mod check;
 mod docs;
-mod example;
+pub(crate) mod example;
 mod export;
 pub(crate) mod gemini;
 mod markdown;
