@@ -87,6 +87,9 @@ pub struct ToolSpec {
     /// How a failed call is run again (`#[tool(retries = 3, backoff = "200ms")]`): the
     /// toolbox adds the `retries` hook for the tools that have one ([`hooks::Retry`](crate::hooks::Retry)).
     pub retry: Option<RetryPolicy>,
+    /// A free-form tool: the model writes one string parameter as plain text, optionally
+    /// in a grammar (`#[tool(freeform)]`, `lark = "..."`, `regex = "..."`).
+    pub freeform: Option<Freeform>,
     /// A one-line rendering of the arguments, used in error messages
     /// (`{location: string, unit?: "celsius" | "fahrenheit"}`).
     pub expected: String,
@@ -112,6 +115,7 @@ impl ToolSpec {
             timeout: None,
             strict: false,
             retry: None,
+            freeform: None,
             examples: Vec::new(),
             expected,
             key_check: Default::default(),
@@ -166,15 +170,13 @@ impl ToolSpec {
         self
     }
 
-    /// The description, with the examples after it for a provider that has no field for
-    /// them: `Examples: {"location": "Paris"}; {"location": "Oslo", "days": 3}`.
-    pub fn description_with_examples(&self) -> std::borrow::Cow<'_, str> {
-        if self.examples.is_empty() {
-            return std::borrow::Cow::Borrowed(&self.description);
-        }
-        let list: Vec<String> = self.examples.iter().map(crate::schema::example::one_line).collect();
-        let sep = if self.description.is_empty() { "" } else { "\n\n" };
-        std::borrow::Cow::Owned(format!("{}{sep}Examples: {}", self.description, list.join("; ")))
+    /// Makes the tool free-form: the model writes the parameter `freeform.param` (the
+    /// schema's one string property) as plain text, optionally in a grammar. See
+    /// [`Freeform`]; `#[tool(freeform)]`, `lark = "..."` and `regex = "..."` do it with
+    /// the checks done when the crate builds.
+    pub fn with_freeform(mut self, freeform: Freeform) -> Self {
+        self.freeform = Some(freeform);
+        self
     }
 
     /// Retries a failed call by `policy` (only for a tool declared `read_only` or
@@ -245,6 +247,104 @@ impl RetryPolicy {
         let full = self.backoff.saturating_mul(doubling).min(self.max_backoff);
         let half = full / 2;
         half + half.mul_f64(unit.clamp(0.0, 1.0))
+    }
+}
+
+/// A free-form tool: the model writes its input as plain text (code, SQL, a patch, a
+/// command line) instead of JSON arguments, optionally held to a grammar.
+/// `#[tool(freeform)]`, `#[tool(lark = "...")]` or `#[tool(regex = "...")]` on a
+/// function with one `String` parameter makes one, the grammar checked when the crate
+/// builds.
+///
+/// OpenAI (Responses and Chat Completions) gets a custom tool (`{"type": "custom",
+/// ...}`, with `format` `text` or `grammar`) and the model's raw text, which the
+/// client puts under the parameter's name: hooks, records and the tool see ordinary
+/// arguments, `{"code": "..."}`. Every other provider gets a function with that one
+/// string parameter and the grammar in the description. A regex grammar is also the
+/// parameter's `pattern`, checked on every call whoever the model is; a Lark grammar is
+/// enforced only by a provider that decodes by it (OpenAI), so a tool that needs its
+/// input well-formed parses it too.
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit::spec::{Freeform, Grammar};
+/// use toolkit::{Target, ToolSpec};
+///
+/// let schema = json!({"type": "object", "properties": {"sql": {"type": "string"}},
+///                     "required": ["sql"], "additionalProperties": false});
+/// let spec = ToolSpec::new("query", "Run a read-only SQL query.", schema)
+///     .with_freeform(Freeform::new("sql").with_grammar(Grammar::Lark("start: \"SELECT 1\"".into())));
+/// let tool = spec.export(Target::OpenAiResponses);
+/// assert_eq!(tool["type"], "custom");
+/// assert_eq!(tool["format"], json!({"type": "grammar", "syntax": "lark", "definition": "start: \"SELECT 1\""}));
+/// assert!(spec.export(Target::Anthropic)["description"].as_str().unwrap().contains("Lark grammar"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Freeform {
+    /// The parameter the text goes to (the tool's one string parameter).
+    pub param: String,
+    /// The grammar the text follows, if any.
+    pub grammar: Option<Grammar>,
+}
+
+/// The grammar of a free-form tool's input, in a syntax OpenAI's custom tools take.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Grammar {
+    /// A Lark grammar (a context-free grammar with a `start` rule; terminals' regular
+    /// expressions in the Rust `regex` syntax).
+    Lark(String),
+    /// A regular expression (the Rust `regex` syntax) the whole input matches.
+    Regex(String),
+}
+
+impl Grammar {
+    /// `"lark"` or `"regex"`, as OpenAI names the syntax.
+    pub fn syntax(&self) -> &'static str {
+        match self {
+            Grammar::Lark(_) => "lark",
+            Grammar::Regex(_) => "regex",
+        }
+    }
+
+    /// The grammar's text.
+    pub fn definition(&self) -> &str {
+        match self {
+            Grammar::Lark(text) | Grammar::Regex(text) => text,
+        }
+    }
+}
+
+impl Freeform {
+    /// Free text for the parameter `param`.
+    pub fn new(param: impl Into<String>) -> Self {
+        Freeform { param: param.into(), grammar: None }
+    }
+
+    /// The text follows `grammar`.
+    pub fn with_grammar(mut self, grammar: Grammar) -> Self {
+        self.grammar = Some(grammar);
+        self
+    }
+
+    /// The arguments of a call whose text is `input`: `{"<param>": input}`.
+    pub fn arguments(&self, input: &str) -> String {
+        let mut object = serde_json::Map::new();
+        object.insert(self.param.clone(), Value::String(input.to_string()));
+        Value::Object(object).to_string()
+    }
+
+    /// The text of a call's `arguments` (what the model wrote), or the arguments as
+    /// they are if they are not an object holding the parameter as a string.
+    pub fn input<'a>(&self, arguments: &'a str) -> std::borrow::Cow<'a, str> {
+        match serde_json::from_str::<Value>(arguments) {
+            Ok(Value::Object(mut object)) => match object.remove(&self.param) {
+                Some(Value::String(text)) if object.is_empty() => std::borrow::Cow::Owned(text),
+                _ => std::borrow::Cow::Borrowed(arguments),
+            },
+            _ => std::borrow::Cow::Borrowed(arguments),
+        }
     }
 }
 

@@ -258,6 +258,15 @@ fn spec_body(m: &ToolModel) -> TokenStream {
         None => quote!(),
     };
     let examples = m.examples.iter().map(|json| quote!(__spec.examples.push(#p::example(#json));));
+    let freeform = m.freeform.as_ref().map(|f| {
+        let param = &f.param;
+        let grammar = match &f.grammar {
+            Some(("lark", text)) => quote!(.with_grammar(#p::Grammar::Lark(#p::String::from(#text)))),
+            Some((_, text)) => quote!(.with_grammar(#p::Grammar::Regex(#p::String::from(#text)))),
+            None => quote!(),
+        };
+        quote!(__spec.freeform = #p::Some(#p::Freeform::new(#param) #grammar);)
+    });
     let retry = match m.retry {
         Some((retries, ms)) => {
             quote!(__spec.retry = #p::Some(#p::RetryPolicy::new(#retries, #p::Duration::from_millis(#ms)));)
@@ -294,6 +303,7 @@ fn spec_body(m: &ToolModel) -> TokenStream {
         #timeout
         #retry
         #(#examples)*
+        #freeform
         __spec.annotations = #p::Annotations {
             read_only: #read_only,
             destructive: #destructive,

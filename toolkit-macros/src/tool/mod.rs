@@ -6,6 +6,7 @@ mod defaults;
 mod examples;
 mod expand;
 mod formats;
+mod grammar;
 mod model;
 mod param;
 mod parse;

@@ -35,6 +35,8 @@ pub struct ToolModel {
     pub retry: Option<(u32, u64)>,
     /// Example arguments, as JSON text.
     pub examples: Vec<String>,
+    /// A free-form tool: its parameter and grammar.
+    pub freeform: Option<super::grammar::Freeform>,
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
@@ -484,6 +486,7 @@ pub fn build(
             }
         }
     }
+    let freeform = super::grammar::freeform(&options, &mut params, &sig.ident, errors);
     for example in &options.examples {
         super::examples::check(example, &params, errors);
     }
@@ -542,6 +545,7 @@ pub fn build(
         timeout_ms,
         retry,
         examples: options.examples.iter().map(|e| e.value.to_json()).collect(),
+        freeform,
         read_only: options.read_only.is_present(),
         destructive: options.destructive.is_present(),
         idempotent: options.idempotent.is_present(),

@@ -33,6 +33,12 @@ pub struct ToolOptions {
     pub blocking: Flag,
     /// Every parameter the model sends must have a doc comment.
     pub require_param_docs: Flag,
+    /// The model writes the one `String` parameter as plain text (an OpenAI custom tool).
+    pub freeform: Flag,
+    /// A free-form tool whose text follows this Lark grammar.
+    pub lark: Option<LitStr>,
+    /// A free-form tool whose text matches this regular expression.
+    pub regex: Option<LitStr>,
     /// The path of the runtime crate (default `::toolkit`).
     #[darling(rename = "crate")]
     pub krate: Option<Path>,
@@ -58,6 +64,9 @@ const TOOL_KEYS: &[(&str, &str)] = &[
     ("strict", "strict"),
     ("blocking", "blocking"),
     ("require_param_docs", "require_param_docs"),
+    ("freeform", "freeform"),
+    ("lark", "lark = \"start: ...\""),
+    ("regex", "regex = \"[0-9]+\""),
     ("crate", "crate = ::toolkit"),
 ];
 

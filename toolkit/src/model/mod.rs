@@ -46,6 +46,8 @@ use crate::ToolSpec;
 
 #[cfg(feature = "anthropic")]
 mod anthropic;
+#[cfg(feature = "openai")]
+mod chat_stream;
 #[cfg(feature = "gemini")]
 mod gemini;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]

@@ -6,13 +6,15 @@ use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::chat_stream::ChatChunks;
 use super::http::{Auth, Defaults, Settings, Transport, head, unique};
-use super::sse::{self, Chunks, Problem};
+use super::sse;
 use super::{
-    AssistantMessage, FinishReason, Message, Model, ModelError, ModelEvent, ModelReply, ModelRequest, ModelStream,
+    AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ModelStream, ToolChoice,
     Usage,
 };
-use crate::{Target, ToolCall};
+use crate::spec::Freeform;
+use crate::{Target, ToolCall, ToolSpec};
 
 /// Where both OpenAI clients (Chat Completions and Responses) take their settings from.
 pub(crate) const OPENAI_DEFAULTS: Defaults = Defaults {
@@ -22,6 +24,39 @@ pub(crate) const OPENAI_DEFAULTS: Defaults = Defaults {
     model: "gpt-4o-mini",
     auth: Auth::Bearer,
 };
+
+/// The free-form tools of a request, which OpenAI calls custom tools: the model writes
+/// their input as plain text, which goes to (and comes back from) the tool's one
+/// parameter, so the rest of toolkit sees ordinary JSON arguments. Shared by both OpenAI
+/// clients.
+#[derive(Default, Clone)]
+pub(crate) struct Custom(Vec<(String, Freeform)>);
+
+impl Custom {
+    pub(crate) fn of(tools: &[&ToolSpec]) -> Self {
+        Custom(
+            tools
+                .iter()
+                .filter_map(|t| t.freeform.as_ref().map(|f| (t.name.clone(), Freeform::new(f.param.clone()))))
+                .collect(),
+        )
+    }
+
+    /// The tool `name`, if it is a custom one.
+    pub(crate) fn get(&self, name: &str) -> Option<&Freeform> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, f)| f)
+    }
+
+    /// The arguments of a custom call to `name` with this text: under the tool's
+    /// parameter, or under `input` for a tool the request did not send as custom (the
+    /// toolbox then says what it expected).
+    pub(crate) fn arguments(&self, name: &str, input: &str) -> String {
+        match self.get(name) {
+            Some(freeform) => freeform.arguments(input),
+            None => Freeform::new("input").arguments(input),
+        }
+    }
+}
 
 /// A model behind an OpenAI-compatible Chat Completions endpoint: OpenAI, DeepSeek,
 /// Ollama, vLLM, LM Studio, and any server implementing `POST {base}/chat/completions`.
@@ -47,6 +82,11 @@ pub(crate) const OPENAI_DEFAULTS: Defaults = Defaults {
 /// longer wait returns the error at once); a request that gets no complete response
 /// within the timeout fails with [`ModelError::Timeout`], and is not retried (it
 /// already took the whole timeout). A refused connection fails at once with the URL.
+///
+/// A free-form tool ([`ToolSpec::freeform`]) is sent as a custom tool; the model's
+/// custom call (`{"type": "custom", "custom": {"name", "input"}}`) becomes a [`ToolCall`]
+/// whose arguments hold the text under the tool's parameter, and goes back the same way
+/// in the conversation.
 ///
 /// Gemini's OpenAI-compatible API adds thought signatures
 /// (`extra_content.google.thought_signature`, on a tool call or on the message) that
@@ -86,7 +126,7 @@ impl OpenAiCompatible {
     async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         let body = Body::of(&self.transport.model, &request);
         let text = self.transport.post(&body).await?;
-        parse_reply(&text)
+        parse_reply(&text, &body.messages.1)
     }
 }
 
@@ -101,7 +141,8 @@ impl Model for OpenAiCompatible {
         let mut body = Body::of(&self.transport.model, &request);
         body.stream = Some(true);
         body.stream_options = Some(serde_json::json!({"include_usage": true}));
-        sse::stream(&self.transport, &body, ChatChunks::default())
+        let chunks = ChatChunks::new(body.messages.1.clone());
+        sse::stream(&self.transport, &body, chunks)
     }
 
     fn name(&self) -> &str {
@@ -155,10 +196,17 @@ impl<'a> Body<'a> {
         // `tool_choice` and `parallel_tool_calls` mean nothing without tools, and some
         // servers reject them then.
         let with_tools = !tools.is_empty();
+        let custom = Custom::of(request.tools);
+        let tool_choice = match request.tool_choice {
+            ToolChoice::Tool(name) if custom.get(name).is_some() => {
+                serde_json::json!({"type": "custom", "custom": {"name": name}})
+            }
+            other => other.to_json(),
+        };
         Body {
             model,
-            messages: ChatMessages(request.messages),
-            tool_choice: with_tools.then(|| request.tool_choice.to_json()),
+            messages: ChatMessages(request.messages, custom),
+            tool_choice: with_tools.then_some(tool_choice),
             parallel_tool_calls: with_tools.then_some(request.parallel_tool_calls),
             tools,
             response_format: request.response_format.map(|format| {
@@ -178,14 +226,15 @@ impl<'a> Body<'a> {
 /// call's `is_error`, which that API has no field for (some servers refuse fields they
 /// do not know); the failure is in the message's text. Gemini's thought signatures
 /// (`extra_content`) go as they are: they are only there when a reply carried them,
-/// and Gemini's OpenAI-compatible API wants them back.
-struct ChatMessages<'a>(&'a [Message]);
+/// and Gemini's OpenAI-compatible API wants them back. A call to a free-form tool goes
+/// as a custom call, `{"id", "type": "custom", "custom": {"name", "input"}}`.
+struct ChatMessages<'a>(&'a [Message], Custom);
 
 impl Serialize for ChatMessages<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
 
-        struct Chat<'a>(&'a Message);
+        struct Chat<'a>(&'a Message, &'a Custom);
         impl Serialize for Chat<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 match self.0 {
@@ -196,11 +245,28 @@ impl Serialize for ChatMessages<'_> {
                         map.serialize_entry("content", content)?;
                         map.end()
                     }
+                    Message::Assistant(assistant)
+                        if assistant.tool_calls.iter().any(|c| self.1.get(&c.name).is_some()) =>
+                    {
+                        let mut value = serde_json::to_value(self.0).map_err(serde::ser::Error::custom)?;
+                        if let Some(Value::Array(wire)) = value.get_mut("tool_calls") {
+                            for (wire, call) in wire.iter_mut().zip(&assistant.tool_calls) {
+                                if let Some(freeform) = self.1.get(&call.name) {
+                                    let input = freeform.input(&call.arguments);
+                                    *wire = serde_json::json!({
+                                        "id": call.id, "type": "custom",
+                                        "custom": {"name": call.name, "input": input}
+                                    });
+                                }
+                            }
+                        }
+                        value.serialize(s)
+                    }
                     other => other.serialize(s),
                 }
             }
         }
-        s.collect_seq(self.0.iter().map(Chat))
+        s.collect_seq(self.0.iter().map(|m| Chat(m, &self.1)))
     }
 }
 
@@ -232,7 +298,7 @@ struct WireMessage {
 }
 
 /// The thought signature in an `extra_content` (Gemini's OpenAI-compatible API).
-fn google_signature(extra_content: Option<&Value>) -> Option<String> {
+pub(super) fn google_signature(extra_content: Option<&Value>) -> Option<String> {
     let signature = extra_content?.get("google")?.get("thought_signature")?.as_str()?;
     (!signature.is_empty()).then(|| signature.to_string())
 }
@@ -243,7 +309,19 @@ struct WireCall {
     id: Option<String>,
     #[serde(default)]
     extra_content: Option<Value>,
-    function: WireFunction,
+    /// A function call's name and arguments; absent from a custom call.
+    #[serde(default)]
+    function: Option<WireFunction>,
+    /// A custom (free-form) call's name and text.
+    #[serde(default)]
+    custom: Option<WireCustom>,
+}
+
+#[derive(Deserialize)]
+struct WireCustom {
+    name: String,
+    #[serde(default)]
+    input: String,
 }
 
 #[derive(Deserialize)]
@@ -255,18 +333,18 @@ struct WireFunction {
 }
 
 #[derive(Deserialize)]
-struct WireUsage {
+pub(super) struct WireUsage {
     #[serde(default)]
-    prompt_tokens: u64,
+    pub(super) prompt_tokens: u64,
     #[serde(default)]
-    completion_tokens: u64,
+    pub(super) completion_tokens: u64,
     #[serde(default)]
-    total_tokens: Option<u64>,
+    pub(super) total_tokens: Option<u64>,
 }
 
-/// Parses a Chat Completions reply: the first choice's message, its tool calls, the
-/// finish reason and the usage.
-fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
+/// Parses a Chat Completions reply: the first choice's message, its tool calls (a
+/// custom call's text as its tool's parameter), the finish reason and the usage.
+fn parse_reply(text: &str, custom: &Custom) -> Result<ModelReply, ModelError> {
     let reply: Reply = serde_json::from_str(text).map_err(|e| ModelError::MalformedResponse {
         message: format!("{e}; the response began: {}", head(text, 200)),
     })?;
@@ -282,13 +360,23 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
         .map(|(i, c)| {
             // Some servers omit ids; the loop pairs results by id, so each gets one.
             let id = c.id.filter(|id| !id.is_empty()).unwrap_or_else(|| format!("call_{}_{i}", unique()));
-            let arguments = match c.function.arguments {
-                Value::String(s) => s,
-                Value::Null => String::new(),
-                other => other.to_string(),
+            let (name, arguments) = match (c.function, c.custom) {
+                (_, Some(call)) => {
+                    let arguments = custom.arguments(&call.name, &call.input);
+                    (call.name, arguments)
+                }
+                (Some(function), None) => {
+                    let arguments = match function.arguments {
+                        Value::String(s) => s,
+                        Value::Null => String::new(),
+                        other => other.to_string(),
+                    };
+                    (function.name, arguments)
+                }
+                (None, None) => (String::new(), String::new()),
             };
             let thought_signature = google_signature(c.extra_content.as_ref());
-            ToolCall { thought_signature, ..ToolCall::new(id, c.function.name, arguments) }
+            ToolCall { thought_signature, ..ToolCall::new(id, name, arguments) }
         })
         .collect();
     let finish_reason = match choice.finish_reason.as_deref() {
@@ -317,188 +405,6 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
     Ok(ModelReply { message, finish_reason, usage })
 }
 
-/// One streamed Chat Completions chunk.
-#[derive(Deserialize)]
-struct StreamChunk {
-    #[serde(default)]
-    choices: Vec<StreamChoice>,
-    #[serde(default)]
-    usage: Option<WireUsage>,
-    #[serde(default)]
-    error: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct StreamChoice {
-    #[serde(default)]
-    delta: Option<StreamDelta>,
-    #[serde(default)]
-    finish_reason: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct StreamDelta {
-    #[serde(default)]
-    content: Option<String>,
-    #[serde(default)]
-    refusal: Option<String>,
-    #[serde(default)]
-    tool_calls: Vec<StreamCall>,
-    #[serde(default)]
-    extra_content: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct StreamCall {
-    #[serde(default)]
-    index: usize,
-    #[serde(default)]
-    id: Option<String>,
-    #[serde(default)]
-    function: Option<StreamFunction>,
-    #[serde(default)]
-    extra_content: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct StreamFunction {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    arguments: Option<String>,
-}
-
-/// A streamed reply being put together: the calls in the order they began (id, name,
-/// arguments, thought signature), the finish reason, usage.
-#[derive(Default, Clone)]
-struct ChatChunks {
-    calls: Vec<(Option<String>, String, String, Option<String>)>,
-    /// For each `index` the server used, the call its pieces go to now (`usize::MAX`:
-    /// none yet). Usually the same number; not for servers that give every call index 0
-    /// (or none), whose calls are told apart by their ids.
-    lanes: Vec<usize>,
-    finish: Option<String>,
-    usage: Usage,
-}
-
-/// More calls than this in one reply is no reply a model writes: a hostile stream.
-const MAX_STREAMED_CALLS: usize = 1024;
-
-impl Chunks for ChatChunks {
-    fn event(
-        &mut self,
-        name: &str,
-        data: &str,
-        out: &mut std::collections::VecDeque<ModelEvent>,
-    ) -> Result<bool, Problem> {
-        if name != "message" {
-            // Chat Completions sends unnamed events only; others are not for this client.
-            return Ok(false);
-        }
-        if data.trim() == "[DONE]" {
-            self.flush(out);
-            return Ok(true);
-        }
-        let chunk: StreamChunk =
-            serde_json::from_str(data).map_err(|e| format!("not a Chat Completions chunk: {e}"))?;
-        if let Some(error) = chunk.error {
-            // `{"error": {"message", "type", "code"}}`; some servers send the message alone.
-            if let Value::String(message) = &error {
-                return Err(Problem::reported(&[], &Value::String(message.clone())));
-            }
-            return Err(Problem::reported(&[&error["type"], &error["code"]], &error["message"]));
-        }
-        if let Some(u) = chunk.usage {
-            self.usage = Usage {
-                prompt_tokens: u.prompt_tokens,
-                completion_tokens: u.completion_tokens,
-                total_tokens: u.total_tokens.unwrap_or(u.prompt_tokens.saturating_add(u.completion_tokens)),
-            };
-        }
-        let Some(choice) = chunk.choices.into_iter().next() else { return Ok(false) };
-        if let Some(delta) = choice.delta {
-            if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
-                out.push_back(ModelEvent::TextDelta(text));
-            }
-            if let Some(text) = delta.refusal.filter(|t| !t.is_empty()) {
-                out.push_back(ModelEvent::RefusalDelta(text));
-            }
-            if let Some(signature) = google_signature(delta.extra_content.as_ref()) {
-                out.push_back(ModelEvent::ThoughtSignature(signature));
-            }
-            for call in delta.tool_calls {
-                if call.index >= MAX_STREAMED_CALLS {
-                    return Err(format!("a tool call at index {} (at most {MAX_STREAMED_CALLS})", call.index).into());
-                }
-                if self.lanes.len() <= call.index {
-                    self.lanes.resize(call.index + 1, usize::MAX);
-                }
-                let lane = &mut self.lanes[call.index];
-                // A new call at this index: the first, or one with an id other than the
-                // call there (a server that numbers every call 0 starts each with its id).
-                let new = *lane == usize::MAX
-                    || matches!((&call.id, &self.calls[*lane].0), (Some(id), Some(open)) if id != open);
-                if new {
-                    if self.calls.len() >= MAX_STREAMED_CALLS {
-                        return Err(format!("more than {MAX_STREAMED_CALLS} tool calls in one reply").into());
-                    }
-                    *lane = self.calls.len();
-                    self.calls.push(Default::default());
-                }
-                let index = *lane;
-                let slot = &mut self.calls[index];
-                if call.id.is_some() {
-                    slot.0.clone_from(&call.id);
-                }
-                if let Some(signature) = google_signature(call.extra_content.as_ref()) {
-                    slot.3 = Some(signature);
-                }
-                let (name, fragment) = call.function.map_or((None, None), |f| (f.name, f.arguments));
-                if let Some(name) = &name {
-                    slot.1.clone_from(name);
-                }
-                let fragment = fragment.unwrap_or_default();
-                slot.2.push_str(&fragment);
-                out.push_back(ModelEvent::ToolCallDelta { index, id: call.id, name, arguments: fragment });
-            }
-        }
-        if let Some(reason) = choice.finish_reason {
-            self.finish = Some(reason);
-        }
-        Ok(false)
-    }
-
-    fn end(&mut self, out: &mut std::collections::VecDeque<ModelEvent>) -> bool {
-        // Some servers close the stream without `[DONE]`: complete if it said why it stopped.
-        if self.finish.is_none() {
-            return false;
-        }
-        self.flush(out);
-        true
-    }
-}
-
-impl ChatChunks {
-    fn flush(&mut self, out: &mut std::collections::VecDeque<ModelEvent>) {
-        let calls = std::mem::take(&mut self.calls);
-        self.lanes.clear();
-        let any_calls = calls.iter().any(|(_, name, ..)| !name.is_empty());
-        for (i, (id, name, arguments, thought_signature)) in
-            calls.into_iter().enumerate().filter(|(_, (_, name, ..))| !name.is_empty())
-        {
-            let id = id.filter(|id| !id.is_empty()).unwrap_or_else(|| format!("call_{}_{i}", unique()));
-            out.push_back(ModelEvent::ToolCall(ToolCall { thought_signature, ..ToolCall::new(id, name, arguments) }));
-        }
-        out.push_back(ModelEvent::Usage(self.usage));
-        let reason = match self.finish.take() {
-            Some(name) => FinishReason::parse(&name),
-            None if any_calls => FinishReason::ToolCalls,
-            None => FinishReason::Stop,
-        };
-        out.push_back(ModelEvent::Finished(reason));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -510,6 +416,7 @@ mod tests {
                 {"id":"a","type":"function","function":{"name":"x","arguments":"{\"k\":1}"}},
                 {"type":"function","function":{"name":"y","arguments":{"k":2}}}]},
               "finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":4}}"#,
+            &Custom::default(),
         )
         .unwrap();
         assert_eq!(reply.message.tool_calls.len(), 2);
@@ -521,12 +428,16 @@ mod tests {
 
     #[test]
     fn an_unknown_finish_reason_keeps_the_reply_and_no_choices_is_an_error() {
-        let reply = parse_reply(r#"{"choices":[{"message":{"content":"hi"},"finish_reason":"cosmic_ray"}]}"#).unwrap();
+        let reply = parse_reply(
+            r#"{"choices":[{"message":{"content":"hi"},"finish_reason":"cosmic_ray"}]}"#,
+            &Custom::default(),
+        )
+        .unwrap();
         assert_eq!(reply.finish_reason, FinishReason::Other("cosmic_ray".into()));
         assert_eq!(reply.message.content.as_deref(), Some("hi"));
-        let e = parse_reply(r#"{"choices":[]}"#).unwrap_err();
+        let e = parse_reply(r#"{"choices":[]}"#, &Custom::default()).unwrap_err();
         assert!(e.to_string().contains("no choices"), "{e}");
-        let e = parse_reply("<html>bad gateway</html>").unwrap_err();
+        let e = parse_reply("<html>bad gateway</html>", &Custom::default()).unwrap_err();
         assert!(e.to_string().contains("<html>bad gateway"), "{e}");
     }
 }

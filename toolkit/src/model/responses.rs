@@ -8,12 +8,14 @@
 //! | `Message::Tool` | a `function_call_output` item (`call_id`, `output`; the API has no error flag: a failure is told by its text) |
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `tool_choice` `auto` / `none` / `required` / `{"type": "function", "name"}` |
 //! | tools | [`Target::OpenAiResponses`](crate::Target::OpenAiResponses) exports (`strict` per tool, or for all when the request asks) |
+//! | a call to a free-form tool | a `custom_tool_call` item (`input`: the parameter's text), its result a `custom_tool_call_output` |
 //!
 //! Requests are sent with `store: false`: the conversation is toolkit's, sent whole each
 //! turn, and nothing is kept on the provider's side. The reply's `output` items become
 //! the message: `output_text` parts its text, `refusal` parts its refusal,
-//! `function_call` items its calls (by `call_id`); `reasoning` and other items are
-//! skipped. `status: "incomplete"` maps `max_output_tokens` to
+//! `function_call` items its calls (by `call_id`), `custom_tool_call` items the calls
+//! of free-form tools (their `input` text as the tool's one parameter); `reasoning` and
+//! other items are skipped. `status: "incomplete"` maps `max_output_tokens` to
 //! [`FinishReason::Length`] and `content_filter` to [`FinishReason::ContentFilter`].
 
 use std::fmt;
@@ -25,6 +27,7 @@ use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 
 use super::http::{Settings, Transport, head, unique};
+use super::openai::Custom;
 use super::sse::{self, Chunks, Problem};
 use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
 use super::{ModelEvent, ModelStream};
@@ -57,7 +60,7 @@ impl OpenAiResponses {
     async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         let body = body(&self.transport.model, &request);
         let text = self.transport.post(&body).await?;
-        parse_reply(&text)
+        parse_reply(&text, &Custom::of(request.tools))
     }
 }
 
@@ -67,14 +70,16 @@ impl Model for OpenAiResponses {
     }
 
     /// Streams the reply (`stream: true`): `response.output_text.delta` as text,
-    /// `response.function_call_arguments.delta` per output item, and the whole
+    /// `response.function_call_arguments.delta` (`response.custom_tool_call_input.delta`
+    /// for a free-form tool: its text) per output item, and the whole
     /// response at `response.completed` (or `response.incomplete`), read as
     /// [`complete`](Model::complete) reads one; `response.failed` and `error` are errors,
     /// and other event types are skipped.
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
         let mut body = body(&self.transport.model, &request);
         body["stream"] = Value::Bool(true);
-        sse::stream(&self.transport, &body, ResponsesChunks::default())
+        let chunks = ResponsesChunks { custom: Custom::of(request.tools), ..ResponsesChunks::default() };
+        sse::stream(&self.transport, &body, chunks)
     }
 
     fn name(&self) -> &str {
@@ -106,6 +111,9 @@ impl OpenAiResponsesBuilder {
 fn body(model: &str, request: &ModelRequest<'_>) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), Value::from(model));
+    let custom = Custom::of(request.tools);
+    // The ids of calls sent as custom: their results are custom outputs.
+    let mut custom_calls: Vec<&str> = Vec::new();
     let mut instructions = Vec::new();
     let mut input = Vec::new();
     for message in request.messages {
@@ -117,13 +125,26 @@ fn body(model: &str, request: &ModelRequest<'_>) -> Value {
                     input.push(json!({"role": "assistant", "content": text}));
                 }
                 for call in &assistant.tool_calls {
+                    if let Some(freeform) = custom.get(&call.name) {
+                        custom_calls.push(&call.id);
+                        input.push(json!({
+                            "type": "custom_tool_call", "call_id": call.id, "name": call.name,
+                            "input": freeform.input(&call.arguments)
+                        }));
+                        continue;
+                    }
                     input.push(json!({
                         "type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments
                     }));
                 }
             }
             Message::Tool { tool_call_id, content, .. } => {
-                input.push(json!({"type": "function_call_output", "call_id": tool_call_id, "output": content}));
+                let kind = if custom_calls.contains(&tool_call_id.as_str()) {
+                    "custom_tool_call_output"
+                } else {
+                    "function_call_output"
+                };
+                input.push(json!({"type": kind, "call_id": tool_call_id, "output": content}));
             }
         }
     }
@@ -138,6 +159,7 @@ fn body(model: &str, request: &ModelRequest<'_>) -> Value {
             ToolChoice::Auto => json!("auto"),
             ToolChoice::None => json!("none"),
             ToolChoice::Required => json!("required"),
+            ToolChoice::Tool(name) if custom.get(name).is_some() => json!({"type": "custom", "name": name}),
             ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
         };
         body.insert("tool_choice".into(), choice);
@@ -188,6 +210,16 @@ enum Item {
         #[serde(default)]
         arguments: String,
     },
+    /// A call to a free-form (custom) tool: its text.
+    CustomToolCall {
+        #[serde(default)]
+        call_id: Option<String>,
+        #[serde(default)]
+        id: Option<String>,
+        name: String,
+        #[serde(default)]
+        input: String,
+    },
     #[serde(other)]
     Other,
 }
@@ -221,6 +253,8 @@ struct ResponsesChunks {
     calls: Vec<u64>,
     /// Whether refusal deltas came (then the final response's refusal is not sent again).
     refused: bool,
+    /// The request's free-form tools, whose calls' text becomes arguments.
+    custom: Custom,
 }
 
 impl Chunks for ResponsesChunks {
@@ -235,7 +269,9 @@ impl Chunks for ResponsesChunks {
                     out.push_back(ModelEvent::TextDelta(text.to_string()));
                 }
             }
-            "response.output_item.added" if event["item"]["type"] == "function_call" => {
+            "response.output_item.added"
+                if event["item"]["type"] == "function_call" || event["item"]["type"] == "custom_tool_call" =>
+            {
                 let output_index = event["output_index"].as_u64().unwrap_or(self.calls.len() as u64);
                 self.calls.push(output_index);
                 out.push_back(ModelEvent::ToolCallDelta {
@@ -245,7 +281,7 @@ impl Chunks for ResponsesChunks {
                     arguments: String::new(),
                 });
             }
-            "response.function_call_arguments.delta" => {
+            "response.function_call_arguments.delta" | "response.custom_tool_call_input.delta" => {
                 let output_index = event["output_index"].as_u64();
                 let index = self.calls.iter().position(|i| Some(*i) == output_index).unwrap_or(0);
                 let fragment = event["delta"].as_str().unwrap_or_default().to_string();
@@ -259,7 +295,7 @@ impl Chunks for ResponsesChunks {
                 }
             }
             "response.completed" | "response.incomplete" => {
-                let reply = parse_reply(&event["response"].to_string()).map_err(|e| e.to_string())?;
+                let reply = parse_reply(&event["response"].to_string(), &self.custom).map_err(|e| e.to_string())?;
                 // A refusal the deltas did not carry is in the final response.
                 if let Some(refusal) = reply.message.refusal.filter(|_| !self.refused) {
                     out.push_back(ModelEvent::RefusalDelta(refusal));
@@ -290,8 +326,9 @@ impl Chunks for ResponsesChunks {
     }
 }
 
-/// Parses a Responses-API reply.
-fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
+/// Parses a Responses-API reply; the calls of `custom` tools carry their text as the
+/// tool's parameter.
+fn parse_reply(text: &str, custom: &Custom) -> Result<ModelReply, ModelError> {
     let reply: Reply = serde_json::from_str(text).map_err(|e| ModelError::MalformedResponse {
         message: format!("{e}; the response began: {}", head(text, 200)),
     })?;
@@ -321,6 +358,11 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
             }
             Item::FunctionCall { call_id, id, name, arguments } => {
                 let id = call_id.or(id).filter(|id| !id.is_empty()).unwrap_or_else(|| format!("call_{}", unique()));
+                tool_calls.push(ToolCall::new(id, name, arguments));
+            }
+            Item::CustomToolCall { call_id, id, name, input } => {
+                let id = call_id.or(id).filter(|id| !id.is_empty()).unwrap_or_else(|| format!("call_{}", unique()));
+                let arguments = custom.arguments(&name, &input);
                 tool_calls.push(ToolCall::new(id, name, arguments));
             }
             Item::Other => {}
@@ -399,6 +441,7 @@ mod tests {
                 {"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"Sure.","annotations":[]}]},
                 {"type":"function_call","id":"fc_1","call_id":"call_1","name":"add","arguments":"{\"a\":1}","status":"completed"}],
               "usage":{"input_tokens":9,"output_tokens":4,"total_tokens":13}}"#,
+            &Custom::default(),
         )
         .unwrap();
         assert_eq!(reply.message.content.as_deref(), Some("Sure."));
@@ -408,15 +451,20 @@ mod tests {
         let cut = parse_reply(
             r#"{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[
                 {"type":"message","content":[{"type":"output_text","text":"Part"}]}]}"#,
+            &Custom::default(),
         )
         .unwrap();
         assert_eq!(cut.finish_reason, FinishReason::Length);
         let refused = parse_reply(
             r#"{"status":"completed","output":[{"type":"message","content":[{"type":"refusal","refusal":"No."}]}]}"#,
+            &Custom::default(),
         )
         .unwrap();
         assert_eq!(refused.message.refusal.as_deref(), Some("No."));
-        let failed = parse_reply(r#"{"status":"failed","error":{"code":"server_error","message":"boom"},"output":[]}"#);
+        let failed = parse_reply(
+            r#"{"status":"failed","error":{"code":"server_error","message":"boom"},"output":[]}"#,
+            &Custom::default(),
+        );
         assert!(failed.unwrap_err().to_string().contains("boom"));
     }
 

@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::check::has_object_root;
 use super::{Target, anthropic, gemini, openai};
-use crate::spec::ToolSpec;
+use crate::spec::{Freeform, Grammar, ToolSpec};
 
 impl ToolSpec {
     /// This tool in `target`'s shape: one element of a request's `tools` array.
@@ -43,6 +43,13 @@ impl ToolSpec {
     /// every other target has no field for them and reads them at the end of the
     /// description (`Examples: {...}; {...}`).
     ///
+    /// A free-form tool ([`ToolSpec::freeform`]) is an OpenAI custom tool for the three
+    /// OpenAI targets: `{"type": "custom", name, description, format}` (Responses) and
+    /// `{"type": "custom", "custom": {name, description, format}}` (Chat Completions),
+    /// `format` being `{"type": "text"}` or its grammar. The other targets get the
+    /// function with its one string parameter, the grammar in the description
+    /// ([`description_for`](ToolSpec::description_for)).
+    ///
     /// ```
     /// use serde_json::json;
     /// use toolkit::ToolSpec;
@@ -77,20 +84,66 @@ impl ToolSpec {
         }
     }
 
+    /// The description as `target` reads it. A target without a field for examples
+    /// (all but Anthropic) reads them after it: `Examples: {"location": "Paris"}; {...}`,
+    /// or, for an OpenAI custom tool, each example's text. A free-form tool sent as a
+    /// function (to all but OpenAI) says what its parameter takes: the grammar.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolkit::{Target, ToolSpec};
+    ///
+    /// let spec = ToolSpec::new("get_weather", "Current weather.", json!({"type": "object"}))
+    ///     .with_example(json!({"location": "Paris"}));
+    /// assert_eq!(spec.description_for(Target::Anthropic), "Current weather.");
+    /// assert_eq!(spec.description_for(Target::Gemini), "Current weather.\n\nExamples: {\"location\": \"Paris\"}");
+    /// ```
+    pub fn description_for(&self, target: Target) -> std::borrow::Cow<'_, str> {
+        let openai = matches!(target, Target::OpenAiChat | Target::OpenAiChatStrict | Target::OpenAiResponses);
+        let custom = self.freeform.as_ref().filter(|_| openai);
+        let mut after: Vec<String> = Vec::new();
+        if !self.examples.is_empty() && target != Target::Anthropic {
+            match custom {
+                Some(freeform) => after
+                    .extend(self.examples.iter().map(|e| format!("Example input:\n{}", example_input(freeform, e)))),
+                None => {
+                    let list: Vec<String> = self.examples.iter().map(super::example::one_line).collect();
+                    after.push(format!("Examples: {}", list.join("; ")));
+                }
+            }
+        }
+        if let (Some(freeform), None) = (&self.freeform, custom)
+            && let Some(grammar) = &freeform.grammar
+        {
+            after.push(grammar_note(&freeform.param, grammar));
+        }
+        if after.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.description);
+        }
+        let mut text = self.description.clone();
+        for part in after {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(&part);
+        }
+        std::borrow::Cow::Owned(text)
+    }
+
     /// Anthropic's shape; strict (`strict: true`, the schema rewritten into the subset
     /// its grammar takes) for a strict tool whose schema can be.
     fn anthropic(&self) -> Value {
         let mut tool = if self.strict && anthropic::problems(&self.input_schema).is_empty() {
             json!({
                 "name": self.name,
-                "description": self.description,
+                "description": self.description_for(Target::Anthropic),
                 "input_schema": anthropic::strict_schema(&self.input_schema),
                 "strict": true,
             })
         } else {
             json!({
                 "name": self.name,
-                "description": self.description,
+                "description": self.description_for(Target::Anthropic),
                 "input_schema": self.input_schema,
             })
         };
@@ -109,9 +162,20 @@ impl ToolSpec {
     }
 
     fn openai_chat(&self, strict: bool) -> Value {
+        if let Some(freeform) = &self.freeform {
+            let custom = json!({
+                "name": self.name,
+                "description": self.description_for(Target::OpenAiChat),
+                "format": match &freeform.grammar {
+                    None => json!({"type": "text"}),
+                    Some(g) => json!({"type": "grammar", "grammar": {"syntax": g.syntax(), "definition": g.definition()}}),
+                },
+            });
+            return json!({"type": "custom", "custom": custom});
+        }
         let mut function = Map::new();
         function.insert("name".into(), Value::from(self.name.as_str()));
-        function.insert("description".into(), Value::from(self.description_with_examples()));
+        function.insert("description".into(), Value::from(self.description_for(Target::OpenAiChat)));
         function.insert("parameters".into(), self.openai_parameters(strict));
         if strict {
             function.insert("strict".into(), Value::Bool(true));
@@ -126,10 +190,21 @@ impl ToolSpec {
     }
 
     fn openai_responses(&self, strict: bool) -> Value {
+        if let Some(freeform) = &self.freeform {
+            return json!({
+                "type": "custom",
+                "name": self.name,
+                "description": self.description_for(Target::OpenAiResponses),
+                "format": match &freeform.grammar {
+                    None => json!({"type": "text"}),
+                    Some(g) => json!({"type": "grammar", "syntax": g.syntax(), "definition": g.definition()}),
+                },
+            });
+        }
         json!({
             "type": "function",
             "name": self.name,
-            "description": self.description_with_examples(),
+            "description": self.description_for(Target::OpenAiResponses),
             "parameters": self.openai_parameters(strict),
             "strict": strict,
         })
@@ -138,7 +213,7 @@ impl ToolSpec {
     fn gemini(&self) -> Value {
         let mut declaration = Map::new();
         declaration.insert("name".into(), Value::from(self.name.as_str()));
-        declaration.insert("description".into(), Value::from(self.description_with_examples()));
+        declaration.insert("description".into(), Value::from(self.description_for(Target::Gemini)));
         // Gemini rejects an object schema with no properties: a tool without
         // arguments leaves `parameters` out.
         if !self.takes_no_arguments() {
@@ -154,7 +229,7 @@ impl ToolSpec {
         if let Some(title) = &self.title {
             tool.insert("title".into(), Value::from(title.as_str()));
         }
-        tool.insert("description".into(), Value::from(self.description_with_examples()));
+        tool.insert("description".into(), Value::from(self.description_for(Target::Mcp)));
         if !self.icons.is_empty() {
             tool.insert("icons".into(), serde_json::to_value(&self.icons).unwrap_or_default());
         }
@@ -187,6 +262,31 @@ impl ToolSpec {
         annotations.insert("openWorldHint".into(), Value::Bool(self.annotations.open_world));
         tool.insert("annotations".into(), Value::Object(annotations));
         Value::Object(tool)
+    }
+}
+
+/// The text of an example of a free-form tool: its parameter's value (or the example as
+/// JSON, if it has none).
+fn example_input(freeform: &Freeform, example: &Value) -> String {
+    match example.get(&freeform.param).and_then(Value::as_str) {
+        Some(text) => text.to_string(),
+        None => super::example::one_line(example),
+    }
+}
+
+/// What a free-form tool's parameter takes, for a provider that cannot hold the model
+/// to the grammar.
+fn grammar_note(param: &str, grammar: &Grammar) -> String {
+    match grammar {
+        Grammar::Lark(text) => {
+            let end = if text.ends_with('\n') { "" } else { "\n" };
+            format!(
+                "The `{param}` argument is text in this Lark grammar (start rule `start`):\n```lark\n{text}{end}```"
+            )
+        }
+        Grammar::Regex(pattern) => {
+            format!("The `{param}` argument is text that matches this regular expression, whole: `{pattern}`")
+        }
     }
 }
 

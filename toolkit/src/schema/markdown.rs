@@ -66,6 +66,22 @@ fn section(spec: &ToolSpec) -> String {
     if let Some(retry) = spec.retry {
         let _ = writeln!(out, "**Retries:** {} (first after about {})\n", retry.retries, duration(retry.backoff));
     }
+    if let Some(freeform) = &spec.freeform {
+        let param = &freeform.param;
+        let _ = match &freeform.grammar {
+            None => writeln!(out, "**Free-form:** the model writes `{param}` as plain text\n"),
+            Some(crate::spec::Grammar::Lark(text)) => {
+                writeln!(
+                    out,
+                    "**Free-form:** the model writes `{param}` in this Lark grammar:\n\n```lark\n{}\n```\n",
+                    text.trim_end()
+                )
+            }
+            Some(crate::spec::Grammar::Regex(pattern)) => {
+                writeln!(out, "**Free-form:** the model writes `{param}` as text matching `{pattern}`\n")
+            }
+        };
+    }
     // The tool's own examples when it has some, else one built from the schema.
     if spec.examples.is_empty() {
         let example = one_line(&example_arguments(&spec.input_schema));
