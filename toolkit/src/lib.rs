@@ -59,6 +59,7 @@ pub mod context;
 mod digest;
 pub mod durable;
 pub mod error;
+pub mod guide;
 mod exec;
 pub mod hook;
 pub mod hooks;
