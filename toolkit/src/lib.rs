@@ -59,8 +59,8 @@ pub mod context;
 mod digest;
 pub mod durable;
 pub mod error;
-pub mod guide;
 mod exec;
+pub mod guide;
 pub mod hook;
 pub mod hooks;
 mod limits;
@@ -87,7 +87,7 @@ pub use hook::{AfterCall, BeforeCall, Decision, ErrorCall, Hook, HookError, Hook
 pub use limits::Limits;
 pub use record::{CallRecord, Effect, HookAction, Outcome, RecordSink};
 pub use schema::{Incompatibility, Target};
-pub use spec::{Annotations, Icon, ParamHeader, RetryPolicy, ToolSpec};
+pub use spec::{Annotations, Callers, Icon, ParamHeader, RetryPolicy, ToolSpec};
 pub use tool::{DynTool, FnTool, Tool, Validate};
 pub use toolbox::{Toolbox, ToolboxError};
 /// Makes a function a tool a language model can call.
@@ -117,6 +117,7 @@ pub use toolbox::{Toolbox, ToolboxError};
 /// | `example = {"city": "Paris", "days": 3}` | example arguments, repeatable, written as JSON: keys, required parameters and plain types are checked when the crate builds, the rest by a generated test that parses each as a call; sent as Anthropic's `input_examples`, at the end of the description to other providers, and shown in the Markdown docs |
 /// | `freeform` | the model writes the one `String` parameter as plain text, not JSON (code, SQL, a patch): an OpenAI custom tool, whose raw text comes back as that parameter's value; elsewhere a function with that one string parameter ([`spec::Freeform`]) |
 /// | `lark = "start: ..."`, `regex = "[0-9]+"` | a free-form tool whose text follows a grammar: checked when the crate builds (a Lark grammar's tokens, definitions, names, `start` rule and terminal regexes; a regex compiled); sent as the custom tool's `grammar` to OpenAI, in the description elsewhere; a regex is also the parameter's `pattern`, checked on every call |
+/// | `programmatic` | programs the model writes may call the tool too (programmatic tool calling, [`Callers`]): Anthropic and OpenAI Responses get `allowed_callers` and the output's shape, and requests carry their program runner; the output must be JSON (a struct; else a compile error) with an object schema ([`schema::check`] says when it is not) |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | effect annotations: exported (MCP hints), and read by hooks (only `read_only`/`idempotent` tools are retried or cached; `ApprovalGate::destructive()` asks about `destructive` ones) |
 /// | `strict` | ask OpenAI for strict mode (Structured Outputs) when the schema allows it |
 /// | `blocking` | a sync function that blocks (file or network I/O): runs on Tokio's blocking pool |

@@ -90,6 +90,9 @@ pub struct ToolSpec {
     /// A free-form tool: the model writes one string parameter as plain text, optionally
     /// in a grammar (`#[tool(freeform)]`, `lark = "..."`, `regex = "..."`).
     pub freeform: Option<Freeform>,
+    /// Who may call the tool: the model, a program the model writes and the provider
+    /// runs (programmatic tool calling, `#[tool(programmatic)]`), or both.
+    pub callers: Callers,
     /// A one-line rendering of the arguments, used in error messages
     /// (`{location: string, unit?: "celsius" | "fahrenheit"}`).
     pub expected: String,
@@ -116,6 +119,7 @@ impl ToolSpec {
             strict: false,
             retry: None,
             freeform: None,
+            callers: Callers::Direct,
             examples: Vec::new(),
             expected,
             key_check: Default::default(),
@@ -176,6 +180,15 @@ impl ToolSpec {
     /// the checks done when the crate builds.
     pub fn with_freeform(mut self, freeform: Freeform) -> Self {
         self.freeform = Some(freeform);
+        self
+    }
+
+    /// Sets who may call the tool. A tool a program calls returns JSON the program
+    /// reads: it needs an output schema with an object root (a struct deriving
+    /// `JsonSchema`), which [`check`](crate::schema::check) verifies for the providers
+    /// that run programs (Anthropic, OpenAI Responses).
+    pub fn with_callers(mut self, callers: Callers) -> Self {
+        self.callers = callers;
         self
     }
 
@@ -247,6 +260,46 @@ impl RetryPolicy {
         let full = self.backoff.saturating_mul(doubling).min(self.max_backoff);
         let half = full / 2;
         half + half.mul_f64(unit.clamp(0.0, 1.0))
+    }
+}
+
+/// Who may call a tool ([`ToolSpec::callers`]).
+///
+/// With programmatic tool calling the model writes a program (Python for Anthropic, in
+/// its code-execution container; JavaScript for OpenAI) that calls the tools in a loop
+/// and filters their results, so intermediate results never fill the conversation. The
+/// calls still come to the client one by one, as ordinary tool calls: hooks, records
+/// and approvals see each.
+///
+/// | callers | Anthropic `allowed_callers` | OpenAI Responses `allowed_callers` |
+/// |---|---|---|
+/// | `Direct` (default) | left out | left out |
+/// | `Program` | `["code_execution_20260120"]` | `["programmatic"]` |
+/// | `Both` (`#[tool(programmatic)]`) | `["direct", "code_execution_20260120"]` | `["direct", "programmatic"]` |
+///
+/// A request with such a tool also carries the provider's program runner (Anthropic's
+/// code-execution tool, OpenAI's `programmatic_tool_calling` tool).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Callers {
+    /// Only the model, directly.
+    #[default]
+    Direct,
+    /// Only a program the model writes.
+    Program,
+    /// The model and its programs.
+    Both,
+}
+
+impl Callers {
+    /// Whether the model may call the tool directly.
+    pub fn direct(self) -> bool {
+        matches!(self, Callers::Direct | Callers::Both)
+    }
+
+    /// Whether a program may call the tool.
+    pub fn program(self) -> bool {
+        matches!(self, Callers::Program | Callers::Both)
     }
 }
 

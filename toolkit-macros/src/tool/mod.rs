@@ -1,6 +1,7 @@
 //! `#[tool]` on a free function.
 
 mod args;
+mod checks;
 mod constraints;
 mod defaults;
 mod examples;
@@ -10,6 +11,7 @@ mod grammar;
 mod model;
 mod param;
 mod parse;
+mod retry;
 mod syntax;
 
 pub use expand::{companions, orphan_method_accessor, placeholder, unmarked_method};

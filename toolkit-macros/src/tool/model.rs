@@ -37,6 +37,8 @@ pub struct ToolModel {
     pub examples: Vec<String>,
     /// A free-form tool: its parameter and grammar.
     pub freeform: Option<super::grammar::Freeform>,
+    /// Programs the model writes may call the tool too.
+    pub programmatic: bool,
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
@@ -147,61 +149,6 @@ fn check_icon(src: &str) -> Result<(), String> {
         "invalid `icon`: write an `https://` URL or a `data:image/` URI, {example} (MCP clients refuse other schemes)"
     ))
 }
-
-/// The pause before a first retry when `backoff` is not given.
-const DEFAULT_BACKOFF_MS: u64 = 200;
-
-/// `retries = N` and `backoff = "..."`: a policy only a tool that is safe to run again
-/// may have.
-fn retry_policy(options: &ToolOptions, errors: &mut Errors) -> Option<(u32, u64)> {
-    let backoff_ms = options.backoff.as_ref().and_then(|lit| match parse_timeout(&lit.value()) {
-        Some(ms) => Some(ms),
-        None => {
-            errors.at(
-                lit,
-                format!("invalid `backoff`: write a positive number and a unit, {TIMEOUT_UNITS}, such as \"200ms\" or \"1s\""),
-            );
-            None
-        }
-    });
-    let Some(lit) = &options.retries else {
-        if let Some(backoff) = &options.backoff {
-            errors.at(backoff, "`backoff` is the pause before a retry, and this tool has no `retries`: add `retries = 3` (or remove `backoff`)");
-        }
-        return None;
-    };
-    let retries = match lit.base10_parse::<u32>() {
-        Ok(0) => {
-            errors
-                .at(lit, "`retries = 0` retries nothing: remove it, or give how many times a failed call is run again");
-            return None;
-        }
-        Ok(n) if n > MAX_RETRIES => {
-            errors.at(lit, format!("`retries = {n}` is more than {MAX_RETRIES}: a call that failed that often will not succeed by waiting; retry less and let the model decide"));
-            return None;
-        }
-        Ok(n) => n,
-        Err(_) => {
-            errors.at(lit, "`retries` is a whole number of retries, like `retries = 3`");
-            return None;
-        }
-    };
-    if options.destructive.is_present() {
-        errors.at(lit, "a `destructive` tool is never retried: running it again could destroy more; remove `retries`");
-        return None;
-    }
-    if !options.read_only.is_present() && !options.idempotent.is_present() {
-        errors.at(
-            lit,
-            "`retries` runs a failed call again, which is safe only for a tool without effects or whose effect happens once: declare it `read_only` or `idempotent` if it is, or remove `retries`",
-        );
-        return None;
-    }
-    Some((retries, backoff_ms.unwrap_or(DEFAULT_BACKOFF_MS)))
-}
-
-/// The most retries a tool may declare.
-const MAX_RETRIES: u32 = 10;
 
 /// The units a `timeout` takes, as the `#[tool]` and `#[hook]` docs list them.
 pub const TIMEOUT_UNITS: &str = "`ms`, `s` (or `sec`, `secs`), `m` (or `min`, `mins`) or `h`";
@@ -402,7 +349,7 @@ pub fn build(
             None
         }
     });
-    let retry = retry_policy(&options, errors);
+    let retry = super::retry::retry_policy(&options, errors);
     let icon = options.icon.as_ref().and_then(|lit| match check_icon(&lit.value()) {
         Ok(()) => Some(lit.value()),
         Err(problem) => {
@@ -521,6 +468,17 @@ pub fn build(
         OutputKind::Unit | OutputKind::Text => false,
     };
     let keeps_raw = json && !borrows;
+    if options.programmatic.is_present() && !json {
+        let ok = match &output {
+            OutputKind::Result { ok, .. } => &**ok,
+            other => other,
+        };
+        let what = if matches!(ok, OutputKind::Unit) { "nothing" } else { "text" };
+        errors.at_span(
+            output_span,
+            format!("a `programmatic` tool returns JSON the program that calls it reads, and this one returns {what}: return a struct that derives `Serialize` and `JsonSchema`"),
+        );
+    }
 
     let (args_ident, handle_ident) = match &site {
         Site::Free => (format_ident!("{}Args", type_name(&camel(&unraw(&sig.ident)))), sig.ident.clone()),
@@ -546,6 +504,7 @@ pub fn build(
         retry,
         examples: options.examples.iter().map(|e| e.value.to_json()).collect(),
         freeform,
+        programmatic: options.programmatic.is_present(),
         read_only: options.read_only.is_present(),
         destructive: options.destructive.is_present(),
         idempotent: options.idempotent.is_present(),

@@ -39,6 +39,8 @@ pub struct ToolOptions {
     pub lark: Option<LitStr>,
     /// A free-form tool whose text matches this regular expression.
     pub regex: Option<LitStr>,
+    /// Programs the model writes may call the tool too (programmatic tool calling).
+    pub programmatic: Flag,
     /// The path of the runtime crate (default `::toolkit`).
     #[darling(rename = "crate")]
     pub krate: Option<Path>,
@@ -67,6 +69,7 @@ const TOOL_KEYS: &[(&str, &str)] = &[
     ("freeform", "freeform"),
     ("lark", "lark = \"start: ...\""),
     ("regex", "regex = \"[0-9]+\""),
+    ("programmatic", "programmatic"),
     ("crate", "crate = ::toolkit"),
 ];
 

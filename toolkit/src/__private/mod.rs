@@ -56,7 +56,7 @@ pub use crate::hook::{
     IntoHookResult, OnFailure, Recovery,
 };
 pub use crate::schema::builder::{ArgsSchema, ParamSchema, Presence, SchemaWith};
-pub use crate::spec::{Annotations, Freeform, Grammar, Icon, ParamHeader, RetryPolicy, ToolSpec};
+pub use crate::spec::{Annotations, Callers, Freeform, Grammar, Icon, ParamHeader, RetryPolicy, ToolSpec};
 pub use crate::tool::{Tool, Validate};
 pub use crate::toolbox::{ToolEntry, Toolbox};
 pub use toolkit_macros::{hooks_impl, toolbox_impl};

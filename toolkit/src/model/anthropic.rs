@@ -11,27 +11,35 @@
 //! | consecutive `Message::Tool` | one `user` message of `tool_result` blocks, in order (the API wants every result of a turn in the next message), with `is_error: true` for a failed call |
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `tool_choice` `auto` / `none` / `any` / `tool` |
 //! | `parallel_tool_calls: false` | `disable_parallel_tool_use: true` |
-//! | tools | [`Target::Anthropic`] exports (`name`, `description`, `input_schema`, `input_examples` with the `anthropic-beta: advanced-tool-use-2025-11-20` header) |
+//! | tools | [`Target::Anthropic`] exports (`name`, `description`, `input_schema`, `input_examples` with the `anthropic-beta: advanced-tool-use-2025-11-20` header, `allowed_callers`) |
 //! | a typed answer ([`ResponseFormat`](super::ResponseFormat)) | a `final_answer` tool whose input is the answer, and `tool_choice: any` |
 //!
 //! `stop_reason` maps to [`FinishReason`]: `end_turn` and `stop_sequence` are `Stop`,
 //! `tool_use` is `ToolCalls`, `max_tokens` is `Length`, `refusal` is `ContentFilter`,
-//! and any other (`pause_turn`, ...) is `Other` with its name. Blocks other than `text`
-//! and `tool_use` (thinking, server tools) are skipped.
+//! and any other (`pause_turn`, ...) is `Other` with its name.
+//!
+//! Programmatic tool calling ([`Callers`](crate::Callers)): a request whose tools
+//! programs may call also carries the code-execution tool (`code_execution_20260120`).
+//! A reply with blocks that rebuilding the message from its text and calls would lose
+//! (`server_tool_use`, `code_execution_tool_result`, a `tool_use` whose `caller` is a
+//! program, thinking) keeps all its blocks and its `container` in
+//! [`AssistantMessage::echo`]: the next request sends them back exactly and names the
+//! container. The calls a program makes are ordinary tool calls to the toolbox.
 
-use std::collections::VecDeque;
 use std::fmt;
 
 use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use super::claude_stream::ClaudeChunks;
 use super::http::{Auth, Defaults, Settings, Transport, head, unique};
-use super::sse::{self, Chunks, Problem};
+use super::sse;
 use super::{
-    AssistantMessage, FinishReason, Message, Model, ModelError, ModelEvent, ModelReply, ModelRequest, ModelStream,
+    AssistantMessage, Echo, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ModelStream,
     ResponseFormat, ToolChoice, Usage,
 };
+use crate::schema::ANTHROPIC_CODE_EXECUTION;
 use crate::{Target, ToolCall};
 
 const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -126,7 +134,7 @@ impl Model for Anthropic {
         let mut body = body(&self.transport.model, self.max_tokens, self.cache_tools, &request);
         body["stream"] = Value::Bool(true);
         let typed = request.response_format.cloned();
-        let chunks = ClaudeChunks { typed, ..ClaudeChunks::default() };
+        let chunks = ClaudeChunks::new(typed);
         sse::stream(&self.transport_for(&request), &body, chunks)
     }
 
@@ -198,6 +206,19 @@ fn body(model: &str, max_tokens: u32, cache_tools: bool, request: &ModelRequest<
     }
     body.insert("messages".into(), Value::Array(messages));
     let mut tools: Vec<Value> = request.tools.iter().map(|spec| spec.export(Target::Anthropic)).collect();
+    // Programmatic tool calling: the code-execution tool the programs run in, and the
+    // container a previous reply's program runs in (the API wants it named while calls
+    // from it are pending).
+    if request.tools.iter().any(|spec| spec.programmable(Target::Anthropic)) {
+        tools.insert(0, json!({"type": ANTHROPIC_CODE_EXECUTION, "name": "code_execution"}));
+    }
+    let container = request.messages.iter().rev().find_map(|m| match m {
+        Message::Assistant(a) => Echo::of(a.echo.as_ref(), ECHO).and_then(|e| e.container.clone()),
+        _ => None,
+    });
+    if let Some(container) = container {
+        body.insert("container".into(), Value::String(container));
+    }
     if cache_tools && let Some(Value::Object(last)) = tools.last_mut() {
         last.insert("cache_control".into(), json!({"type": "ephemeral"}));
     }
@@ -246,7 +267,7 @@ fn answer_schema(schema: &Value) -> Value {
 
 /// A reply whose only call is the `final_answer` tool becomes the answer: its input (or
 /// the `value` it wraps) as the text, finished.
-fn final_answer(mut reply: ModelReply, format: &ResponseFormat) -> ModelReply {
+pub(super) fn final_answer(mut reply: ModelReply, format: &ResponseFormat) -> ModelReply {
     let [call] = reply.message.tool_calls.as_slice() else { return reply };
     if call.name != FINAL_ANSWER {
         return reply;
@@ -281,6 +302,11 @@ fn messages(conversation: &[Message]) -> (String, Vec<Value>) {
                 push("user", vec![block]);
             }
             Message::Assistant(assistant) => {
+                // A reply with parts only this API reads goes back exactly as it came.
+                if let Some(echo) = Echo::of(assistant.echo.as_ref(), ECHO) {
+                    push("assistant", echo.items.clone());
+                    continue;
+                }
                 let mut blocks = Vec::new();
                 if let Some(text) = assistant.content.as_deref().filter(|t| !t.is_empty()) {
                     blocks.push(json!({"type": "text", "text": text}));
@@ -308,11 +334,15 @@ fn messages(conversation: &[Message]) -> (String, Vec<Value>) {
 #[derive(Deserialize)]
 struct Reply {
     #[serde(default)]
-    content: Vec<Block>,
+    content: Vec<Value>,
     #[serde(default)]
     stop_reason: Option<String>,
     #[serde(default)]
     usage: Option<WireUsage>,
+    /// The code-execution container (`{"id", "expires_at"}`), with programmatic tool
+    /// calling.
+    #[serde(default)]
+    container: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -332,6 +362,54 @@ enum Block {
     Other,
 }
 
+/// The provider of [`Echo`]s this client makes and reads.
+const ECHO: &str = "anthropic";
+
+/// Whether rebuilding a reply from its text and calls would lose `block`: anything but
+/// text and a direct `tool_use` (a call from a program names its `caller`; server tool
+/// blocks, code-execution results and thinking go back as they came).
+fn needs_echo(block: &Value) -> bool {
+    match block["type"].as_str() {
+        Some("text") => false,
+        Some("tool_use") => block.get("caller").is_some_and(|c| c["type"] != "direct"),
+        _ => true,
+    }
+}
+
+/// A reply from its content blocks (as they came), stop reason, usage and container:
+/// the text of its `text` blocks, a call per `tool_use` block, and, when a block would
+/// be lost by rebuilding the message, every block and the container in its echo.
+pub(super) fn reply_of(
+    content: Vec<Value>,
+    stop_reason: Option<&str>,
+    usage: Usage,
+    container: Option<String>,
+) -> ModelReply {
+    let mut text = String::new();
+    let mut tool_calls = Vec::new();
+    for block in &content {
+        match Block::deserialize(block).unwrap_or(Block::Other) {
+            Block::Text { text: piece } => text.push_str(&piece),
+            Block::ToolUse { id, name, input } => {
+                let id = id.filter(|id| !id.is_empty()).unwrap_or_else(|| format!("toolu_{}", unique()));
+                let arguments = match input {
+                    Value::Null => "{}".to_string(),
+                    // Streamed input that was not JSON, as the model wrote it.
+                    Value::String(raw) => raw,
+                    other => other.to_string(),
+                };
+                tool_calls.push(ToolCall::new(id, name, arguments));
+            }
+            Block::Other => {}
+        }
+    }
+    let finish_reason = stop_reason_of(stop_reason, !tool_calls.is_empty());
+    let echo = content.iter().any(needs_echo).then(|| Echo { container, ..Echo::new(ECHO, content) });
+    let message =
+        AssistantMessage { content: (!text.is_empty()).then_some(text), tool_calls, echo, ..Default::default() };
+    ModelReply { message, finish_reason, usage }
+}
+
 #[derive(Deserialize)]
 struct WireUsage {
     #[serde(default)]
@@ -344,144 +422,8 @@ struct WireUsage {
     cache_read_input_tokens: Option<u64>,
 }
 
-/// A streamed Messages-API reply being put together.
-#[derive(Default, Clone)]
-struct ClaudeChunks {
-    /// Content blocks by index: `Some((id, name, input so far))` for `tool_use`.
-    blocks: Vec<Option<(String, String, String)>>,
-    text: String,
-    stop_reason: Option<String>,
-    input_tokens: u64,
-    output_tokens: u64,
-    /// A typed run's format: its `final_answer` becomes the text at the end.
-    typed: Option<ResponseFormat>,
-}
-
-const MAX_BLOCKS: usize = 1024;
-
-impl Chunks for ClaudeChunks {
-    fn event(&mut self, name: &str, data: &str, out: &mut VecDeque<ModelEvent>) -> Result<bool, Problem> {
-        let event: Value = match name {
-            "message_start"
-            | "content_block_start"
-            | "content_block_delta"
-            | "message_delta"
-            | "message_stop"
-            | "error" => serde_json::from_str(data).map_err(|e| format!("not a Messages API event: {e}"))?,
-            // `ping`, `content_block_stop`, and types added later.
-            _ => return Ok(false),
-        };
-        let index = || event["index"].as_u64().map(|i| i as usize).filter(|i| *i < MAX_BLOCKS);
-        match name {
-            "error" => {
-                // `{"type": "error", "error": {"type": "overloaded_error", "message": ...}}`
-                return Err(Problem::reported(&[&event["error"]["type"]], &event["error"]["message"]));
-            }
-            "message_start" => {
-                let usage = &event["message"]["usage"];
-                self.input_tokens = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
-                    .iter()
-                    .filter_map(|k| usage[*k].as_u64())
-                    .fold(0, u64::saturating_add);
-            }
-            "content_block_start" => {
-                let index = index().ok_or("a content block without a valid index")?;
-                if self.blocks.len() <= index {
-                    self.blocks.resize_with(index + 1, || None);
-                }
-                let block = &event["content_block"];
-                if block["type"] == "tool_use" {
-                    let id = block["id"].as_str().map_or_else(|| format!("toolu_{}", unique()), str::to_string);
-                    let name = block["name"].as_str().unwrap_or_default().to_string();
-                    out.push_back(ModelEvent::ToolCallDelta {
-                        index,
-                        id: Some(id.clone()),
-                        name: Some(name.clone()),
-                        arguments: String::new(),
-                    });
-                    self.blocks[index] = Some((id, name, String::new()));
-                }
-            }
-            "content_block_delta" => {
-                let index = index().ok_or("a delta without a valid index")?;
-                let delta = &event["delta"];
-                match delta["type"].as_str() {
-                    Some("text_delta") => {
-                        let text = delta["text"].as_str().unwrap_or_default();
-                        self.text.push_str(text);
-                        if !text.is_empty() && self.typed.is_none() {
-                            out.push_back(ModelEvent::TextDelta(text.to_string()));
-                        }
-                    }
-                    Some("input_json_delta") => {
-                        let fragment = delta["partial_json"].as_str().unwrap_or_default();
-                        let Some(Some(block)) = self.blocks.get_mut(index) else {
-                            return Err(format!("input for block {index}, which is not a tool_use block").into());
-                        };
-                        block.2.push_str(fragment);
-                        out.push_back(ModelEvent::ToolCallDelta {
-                            index,
-                            id: None,
-                            name: None,
-                            arguments: fragment.to_string(),
-                        });
-                    }
-                    // Thinking, citations and the like.
-                    _ => {}
-                }
-            }
-            "message_delta" => {
-                if let Some(reason) = event["delta"]["stop_reason"].as_str() {
-                    self.stop_reason = Some(reason.to_string());
-                }
-                if let Some(output) = event["usage"]["output_tokens"].as_u64() {
-                    self.output_tokens = output;
-                }
-            }
-            _ => {
-                // message_stop
-                self.flush(out);
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    }
-
-    fn end(&mut self, _out: &mut VecDeque<ModelEvent>) -> bool {
-        false
-    }
-}
-
-impl ClaudeChunks {
-    /// The whole reply's calls, usage and finish, mapped as a non-streamed reply is.
-    fn flush(&mut self, out: &mut VecDeque<ModelEvent>) {
-        let tool_calls: Vec<ToolCall> = std::mem::take(&mut self.blocks)
-            .into_iter()
-            .flatten()
-            .map(|(id, name, input)| ToolCall::new(id, name, if input.trim().is_empty() { "{}".into() } else { input }))
-            .collect();
-        let finish_reason = stop_reason(self.stop_reason.as_deref(), !tool_calls.is_empty());
-        let usage = Usage::new(self.input_tokens, self.output_tokens);
-        let text = std::mem::take(&mut self.text);
-        let mut reply = ModelReply {
-            message: AssistantMessage { content: (!text.is_empty()).then_some(text), tool_calls, ..Default::default() },
-            finish_reason,
-            usage,
-        };
-        if let Some(format) = &self.typed {
-            reply = final_answer(reply, format);
-            if let Some(answer) = reply.message.content.take() {
-                out.push_back(ModelEvent::TextDelta(answer));
-            }
-        }
-        out.extend(reply.message.tool_calls.into_iter().map(ModelEvent::ToolCall));
-        out.push_back(ModelEvent::Usage(reply.usage));
-        out.push_back(ModelEvent::Finished(reply.finish_reason));
-    }
-}
-
 /// `stop_reason` as a [`FinishReason`].
-fn stop_reason(reason: Option<&str>, has_calls: bool) -> FinishReason {
+fn stop_reason_of(reason: Option<&str>, has_calls: bool) -> FinishReason {
     match reason {
         Some("end_turn" | "stop_sequence") => FinishReason::Stop,
         Some("tool_use") => FinishReason::ToolCalls,
@@ -501,20 +443,6 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
     let reply: Reply = serde_json::from_str(text).map_err(|e| ModelError::MalformedResponse {
         message: format!("{e}; the response began: {}", head(text, 200)),
     })?;
-    let mut content = String::new();
-    let mut tool_calls = Vec::new();
-    for block in reply.content {
-        match block {
-            Block::Text { text } => content.push_str(&text),
-            Block::ToolUse { id, name, input } => {
-                let id = id.filter(|id| !id.is_empty()).unwrap_or_else(|| format!("toolu_{}", unique()));
-                let arguments = if input.is_null() { "{}".to_string() } else { input.to_string() };
-                tool_calls.push(ToolCall::new(id, name, arguments));
-            }
-            Block::Other => {}
-        }
-    }
-    let finish_reason = stop_reason(reply.stop_reason.as_deref(), !tool_calls.is_empty());
     let usage = reply.usage.map_or_else(Usage::default, |u| {
         // Cached prompt tokens are prompt tokens too.
         let prompt = u
@@ -523,9 +451,8 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
             .saturating_add(u.cache_read_input_tokens.unwrap_or(0));
         Usage::new(prompt, u.output_tokens)
     });
-    let message =
-        AssistantMessage { content: (!content.is_empty()).then_some(content), tool_calls, ..Default::default() };
-    Ok(ModelReply { message, finish_reason, usage })
+    let container = reply.container.as_ref().and_then(|c| c["id"].as_str().or(c.as_str())).map(str::to_string);
+    Ok(reply_of(reply.content, reply.stop_reason.as_deref(), usage, container))
 }
 
 #[cfg(test)]

@@ -404,6 +404,7 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
         tool_calls,
         refusal: None,
         thought_signature: text_signature,
+        echo: None,
     };
     Ok(ModelReply { message, finish_reason, usage })
 }

@@ -149,6 +149,40 @@ pub struct AssistantMessage {
     /// `"extra_content": {"google": {"thought_signature": "..."}}`, left out when `None`.
     #[serde(default, rename = "extra_content", skip_serializing_if = "Option::is_none", with = "google_signature")]
     pub thought_signature: Option<String>,
+    /// What the provider that wrote this reply needs back exactly, for a reply that
+    /// rebuilding from the text and the calls would lose: programmatic tool calling's
+    /// server-side parts (Anthropic's code-execution blocks and container, OpenAI's
+    /// program items). That provider's client sends them back as they came; the others
+    /// ignore them (the Chat Completions client leaves the field out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub echo: Option<Echo>,
+}
+
+/// A reply's parts as its provider sent them, to send back unchanged
+/// ([`AssistantMessage::echo`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Echo {
+    /// The provider's API: `"anthropic"` (Messages content blocks) or
+    /// `"openai-responses"` (Responses output items).
+    pub provider: String,
+    /// The blocks or items, in the order they came.
+    pub items: Vec<serde_json::Value>,
+    /// Anthropic's code-execution container, which the next request names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
+}
+
+impl Echo {
+    /// The parts `items` of a reply from `provider`.
+    pub fn new(provider: impl Into<String>, items: Vec<serde_json::Value>) -> Self {
+        Echo { provider: provider.into(), items, container: None }
+    }
+
+    /// The echo of `provider`, if `echo` is one.
+    pub(crate) fn of<'a>(echo: Option<&'a Echo>, provider: &str) -> Option<&'a Echo> {
+        echo.filter(|e| e.provider == provider)
+    }
 }
 
 impl AssistantMessage {

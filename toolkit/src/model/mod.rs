@@ -48,6 +48,8 @@ use crate::ToolSpec;
 mod anthropic;
 #[cfg(feature = "openai")]
 mod chat_stream;
+#[cfg(feature = "anthropic")]
+mod claude_stream;
 #[cfg(feature = "gemini")]
 mod gemini;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
@@ -68,7 +70,7 @@ pub use anthropic::{Anthropic, AnthropicBuilder};
 #[cfg(feature = "gemini")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]
 pub use gemini::{Gemini, GeminiBuilder};
-pub use message::{AssistantMessage, Message};
+pub use message::{AssistantMessage, Echo, Message};
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub use openai::{OpenAiCompatible, OpenAiCompatibleBuilder};

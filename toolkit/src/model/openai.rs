@@ -227,7 +227,8 @@ impl<'a> Body<'a> {
 /// do not know); the failure is in the message's text. Gemini's thought signatures
 /// (`extra_content`) go as they are: they are only there when a reply carried them,
 /// and Gemini's OpenAI-compatible API wants them back. A call to a free-form tool goes
-/// as a custom call, `{"id", "type": "custom", "custom": {"name", "input"}}`.
+/// as a custom call, `{"id", "type": "custom", "custom": {"name", "input"}}`; another
+/// API's [`echo`](AssistantMessage::echo) is left out.
 struct ChatMessages<'a>(&'a [Message], Custom);
 
 impl Serialize for ChatMessages<'_> {
@@ -246,9 +247,14 @@ impl Serialize for ChatMessages<'_> {
                         map.end()
                     }
                     Message::Assistant(assistant)
-                        if assistant.tool_calls.iter().any(|c| self.1.get(&c.name).is_some()) =>
+                        if assistant.echo.is_some()
+                            || assistant.tool_calls.iter().any(|c| self.1.get(&c.name).is_some()) =>
                     {
                         let mut value = serde_json::to_value(self.0).map_err(serde::ser::Error::custom)?;
+                        // Another API's parts are nothing to this one.
+                        if let Some(message) = value.as_object_mut() {
+                            message.remove("echo");
+                        }
                         if let Some(Value::Array(wire)) = value.get_mut("tool_calls") {
                             for (wire, call) in wire.iter_mut().zip(&assistant.tool_calls) {
                                 if let Some(freeform) = self.1.get(&call.name) {
@@ -401,6 +407,7 @@ fn parse_reply(text: &str, custom: &Custom) -> Result<ModelReply, ModelError> {
         tool_calls,
         refusal: choice.message.refusal,
         thought_signature: google_signature(choice.message.extra_content.as_ref()),
+        echo: None,
     };
     Ok(ModelReply { message, finish_reason, usage })
 }

@@ -8,6 +8,7 @@
 //! | `Message::Tool` | a `function_call_output` item (`call_id`, `output`; the API has no error flag: a failure is told by its text) |
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `tool_choice` `auto` / `none` / `required` / `{"type": "function", "name"}` |
 //! | tools | [`Target::OpenAiResponses`](crate::Target::OpenAiResponses) exports (`strict` per tool, or for all when the request asks) |
+//! | a reply with a program (programmatic tool calling) | its output items but reasoning, sent back exactly ([`AssistantMessage::echo`]); the tools programs may call come with `allowed_callers` and `output_schema`, and the request with the `programmatic_tool_calling` tool |
 //! | a call to a free-form tool | a `custom_tool_call` item (`input`: the parameter's text), its result a `custom_tool_call_output` |
 //!
 //! Requests are sent with `store: false`: the conversation is toolkit's, sent whole each
@@ -29,7 +30,9 @@ use std::collections::VecDeque;
 use super::http::{Settings, Transport, head, unique};
 use super::openai::Custom;
 use super::sse::{self, Chunks, Problem};
-use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
+use super::{
+    AssistantMessage, Echo, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage,
+};
 use super::{ModelEvent, ModelStream};
 use crate::ToolCall;
 
@@ -121,6 +124,18 @@ fn body(model: &str, request: &ModelRequest<'_>) -> Value {
             Message::System { content } => instructions.push(content.as_str()),
             Message::User { content } => input.push(json!({"role": "user", "content": content})),
             Message::Assistant(assistant) => {
+                // A reply with items only this API reads goes back exactly as it came.
+                if let Some(echo) = Echo::of(assistant.echo.as_ref(), ECHO) {
+                    for item in &echo.items {
+                        if item["type"] == "custom_tool_call"
+                            && let Some(id) = item["call_id"].as_str()
+                        {
+                            custom_calls.push(id);
+                        }
+                    }
+                    input.extend(echo.items.iter().cloned());
+                    continue;
+                }
                 if let Some(text) = assistant.content.as_deref().filter(|t| !t.is_empty()) {
                     input.push(json!({"role": "assistant", "content": text}));
                 }
@@ -153,7 +168,12 @@ fn body(model: &str, request: &ModelRequest<'_>) -> Value {
     }
     body.insert("input".into(), Value::Array(input));
     if !request.tools.is_empty() {
-        let tools = request.tools.iter().map(|spec| spec.openai_responses_strict(request.strict)).collect();
+        let mut tools: Vec<Value> =
+            request.tools.iter().map(|spec| spec.openai_responses_strict(request.strict)).collect();
+        // Programmatic tool calling: the program runner, for the tools programs may call.
+        if request.tools.iter().any(|spec| spec.programmable(crate::Target::OpenAiResponses)) {
+            tools.push(json!({"type": "programmatic_tool_calling"}));
+        }
         body.insert("tools".into(), Value::Array(tools));
         let choice = match request.tool_choice {
             ToolChoice::Auto => json!("auto"),
@@ -183,9 +203,22 @@ struct Reply {
     #[serde(default)]
     error: Option<Value>,
     #[serde(default)]
-    output: Vec<Item>,
+    output: Vec<Value>,
     #[serde(default)]
     usage: Option<WireUsage>,
+}
+
+/// The provider of [`Echo`]s this client makes and reads.
+const ECHO: &str = "openai-responses";
+
+/// Whether rebuilding a reply from its text and calls would lose `item`: a program
+/// (programmatic tool calling), its output, or a call a program made (its `caller`).
+fn needs_echo(item: &Value) -> bool {
+    match item["type"].as_str() {
+        Some("program" | "program_output") => true,
+        Some("function_call" | "custom_tool_call") => item.get("caller").is_some_and(|c| c["type"] != "direct"),
+        _ => false,
+    }
 }
 
 #[derive(Deserialize)]
@@ -301,6 +334,9 @@ impl Chunks for ResponsesChunks {
                     out.push_back(ModelEvent::RefusalDelta(refusal));
                 }
                 out.extend(reply.message.tool_calls.into_iter().map(ModelEvent::ToolCall));
+                if let Some(echo) = reply.message.echo {
+                    out.push_back(ModelEvent::Echo(echo));
+                }
                 out.push_back(ModelEvent::Usage(reply.usage));
                 out.push_back(ModelEvent::Finished(reply.finish_reason));
                 return Ok(true);
@@ -345,8 +381,15 @@ fn parse_reply(text: &str, custom: &Custom) -> Result<ModelReply, ModelError> {
     let mut content = String::new();
     let mut refusal = None;
     let mut tool_calls = Vec::new();
-    for item in reply.output {
-        match item {
+    // Everything but reasoning (which a `store: false` request cannot name again)
+    // goes back when an item would be lost by rebuilding.
+    let echo = reply
+        .output
+        .iter()
+        .any(needs_echo)
+        .then(|| Echo::new(ECHO, reply.output.iter().filter(|i| i["type"] != "reasoning").cloned().collect()));
+    for item in &reply.output {
+        match Item::deserialize(item).unwrap_or(Item::Other) {
             Item::Message { content: parts } => {
                 for part in parts {
                     match part {
@@ -381,6 +424,7 @@ fn parse_reply(text: &str, custom: &Custom) -> Result<ModelReply, ModelError> {
         content: (!content.is_empty()).then_some(content),
         tool_calls,
         refusal,
+        echo,
         ..Default::default()
     };
     Ok(ModelReply { message, finish_reason, usage })

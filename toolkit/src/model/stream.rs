@@ -39,6 +39,9 @@ pub enum ModelEvent {
     /// with the text next turn. It ends up in [`AssistantMessage::thought_signature`];
     /// nothing to show.
     ThoughtSignature(String),
+    /// The parts of the reply its provider needs back exactly
+    /// ([`AssistantMessage::echo`]); nothing to show.
+    Echo(super::Echo),
     /// Tokens used.
     Usage(Usage),
     /// The end: why the model stopped.
@@ -63,6 +66,9 @@ pub(crate) fn replay(reply: ModelReply) -> Vec<Result<ModelEvent, ModelError>> {
         events.push(Ok(ModelEvent::ThoughtSignature(signature)));
     }
     events.extend(message.tool_calls.into_iter().map(|call| Ok(ModelEvent::ToolCall(call))));
+    if let Some(echo) = message.echo {
+        events.push(Ok(ModelEvent::Echo(echo)));
+    }
     events.push(Ok(ModelEvent::Usage(usage)));
     events.push(Ok(ModelEvent::Finished(finish_reason)));
     events
@@ -85,6 +91,7 @@ pub async fn collect(mut stream: ModelStream<'_>, mut on_text: impl FnMut(&str))
             ModelEvent::ToolCallDelta { .. } => {}
             ModelEvent::ToolCall(call) => message.tool_calls.push(call),
             ModelEvent::ThoughtSignature(signature) => message.thought_signature = Some(signature),
+            ModelEvent::Echo(echo) => message.echo = Some(echo),
             ModelEvent::Usage(u) => usage = u,
             ModelEvent::Finished(finish_reason) => return Ok(ModelReply { message, finish_reason, usage }),
         }
@@ -108,6 +115,7 @@ mod tests {
                 tool_calls: vec![ToolCall::new("1", "t", "{}").with_thought_signature("call-sig")],
                 refusal: None,
                 thought_signature: Some("text-sig".into()),
+                echo: Some(super::super::Echo::new("anthropic", vec![serde_json::json!({"type": "server_tool_use"})])),
             },
             finish_reason: FinishReason::ToolCalls,
             usage: Usage::new(3, 4),

@@ -71,7 +71,10 @@ impl std::error::Error for Incompatibility {}
 /// rejects, untyped values, `allOf` of several schemas, and the rules its chosen form
 /// drops (see [`ToolSpec::export`]: the OpenAPI subset keeps `pattern` and lengths but
 /// not `not` or conditionals; the JSON Schema form, used for recursive types, maps and
-/// tuples, keeps those shapes but not `pattern` or lengths). Only what the provider would refuse
+/// tuples, keeps those shapes but not `pattern` or lengths). Anthropic and OpenAI Responses,
+/// for a tool programs may call ([`ToolSpec::callers`]): an output a program cannot read
+/// (no output schema, a root other than an object, for OpenAI one strict mode cannot
+/// take); such a tool is offered to the model directly. Only what the provider would refuse
 /// or get wrong is here; what is merely worth knowing is in [`notes`].
 ///
 /// ```
@@ -102,6 +105,40 @@ pub fn check(spec: &ToolSpec, target: Target) -> Vec<Incompatibility> {
 }
 
 fn target_problems(spec: &ToolSpec, target: Target) -> Vec<Problem> {
+    let mut found = schema_problems(spec, target);
+    if spec.callers.program() {
+        found.extend(program_output_problems(spec, target));
+    }
+    found
+}
+
+/// Why a program cannot read `spec`'s output on `target` (Anthropic and OpenAI
+/// Responses run programs; the other targets have no programmatic calling): it needs an
+/// output schema with an object root, strict-mode ready for OpenAI.
+pub(crate) fn program_output_problems(spec: &ToolSpec, target: Target) -> Vec<Problem> {
+    if !matches!(target, Target::Anthropic | Target::OpenAiResponses) {
+        return Vec::new();
+    }
+    let output = |rule: &str| Problem { path: "(output)".into(), rule: format!("{rule}; {PROGRAM_FALLBACK}") };
+    let Some(schema) = &spec.output_schema else {
+        return vec![output(PROGRAM_NO_OUTPUT)];
+    };
+    if !has_object_root(schema) {
+        return vec![output(PROGRAM_NOT_OBJECT)];
+    }
+    if target == Target::OpenAiResponses {
+        return openai::problems(schema)
+            .into_iter()
+            .map(|p| Problem {
+                path: if p.path.is_empty() { "(output)".into() } else { format!("(output).{}", p.path) },
+                rule: format!("{}; {PROGRAM_FALLBACK}", p.rule),
+            })
+            .collect();
+    }
+    Vec::new()
+}
+
+fn schema_problems(spec: &ToolSpec, target: Target) -> Vec<Problem> {
     match target {
         Target::OpenAiChatStrict => openai::problems(&spec.input_schema),
         Target::OpenAiChat | Target::OpenAiResponses if spec.strict => openai::problems(&spec.input_schema)
@@ -168,6 +205,11 @@ const NAME: &str =
 const ANTHROPIC_PROPERTY: &str = "Anthropic takes a parameter name only when it matches `^[a-zA-Z0-9_.-]{1,64}$` \
     (letters, digits, `_`, `.`, `-`; at most 64): rename the parameter (`#[arg(rename = \"...\")]`)";
 const GEMINI_NAME: &str = "Gemini takes a function name only when it starts with a letter or `_`: rename the tool";
+const PROGRAM_NO_OUTPUT: &str = "a tool programs call returns JSON the program reads, and this one publishes no \
+    output schema: return a struct that derives `Serialize` and `JsonSchema`";
+const PROGRAM_NOT_OBJECT: &str = "a tool programs call returns a JSON object, and this one's output schema has \
+    another root: return a struct";
+const PROGRAM_FALLBACK: &str = "until then it is offered to the model directly, not to programs";
 const INPUT_NOT_OBJECT: &str =
     "the input schema must have an object root (`\"type\": \"object\"`): take named parameters";
 const OUTPUT_NOT_OBJECT: &str = "MCP takes an `outputSchema` only with an object root, so it is not published \

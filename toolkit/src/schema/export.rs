@@ -50,6 +50,12 @@ impl ToolSpec {
     /// function with its one string parameter, the grammar in the description
     /// ([`description_for`](ToolSpec::description_for)).
     ///
+    /// A tool programs may call ([`ToolSpec::callers`]) has `allowed_callers` for
+    /// Anthropic (and its output's shape at the end of the description: Anthropic has no
+    /// field for it) and for OpenAI Responses (with `output_schema`, in strict form), when
+    /// a program can read its output; otherwise it is offered directly and
+    /// [`check`](crate::schema::check) says why.
+    ///
     /// ```
     /// use serde_json::json;
     /// use toolkit::ToolSpec;
@@ -112,6 +118,13 @@ impl ToolSpec {
                 }
             }
         }
+        // A program reads the result: Anthropic has no field for its shape.
+        if target == Target::Anthropic
+            && self.programmable(target)
+            && let Some(output) = &self.output_schema
+        {
+            after.push(format!("Returns (JSON): {}", super::render::Render::new(output).value(output, 0)));
+        }
         if let (Some(freeform), None) = (&self.freeform, custom)
             && let Some(grammar) = &freeform.grammar
         {
@@ -150,7 +163,29 @@ impl ToolSpec {
         if !self.examples.is_empty() {
             tool["input_examples"] = Value::Array(self.examples.clone());
         }
+        if let Some(callers) = self.allowed_callers(Target::Anthropic) {
+            tool["allowed_callers"] = callers;
+        }
         tool
+    }
+
+    /// Whether programs may call the tool on `target` (Anthropic, OpenAI Responses): it
+    /// asks to be, and a program can read its output ([`check`](super::check) says why
+    /// not). Otherwise the tool is offered to the model directly.
+    pub(crate) fn programmable(&self, target: Target) -> bool {
+        self.callers.program() && super::check::program_output_problems(self, target).is_empty()
+    }
+
+    /// `allowed_callers` for `target`, when programs may call the tool there.
+    fn allowed_callers(&self, target: Target) -> Option<Value> {
+        if !self.programmable(target) {
+            return None;
+        }
+        let program = match target {
+            Target::Anthropic => ANTHROPIC_CODE_EXECUTION,
+            _ => "programmatic",
+        };
+        Some(if self.callers.direct() { json!(["direct", program]) } else { json!([program]) })
     }
 
     fn strict_representable(&self) -> bool {
@@ -201,13 +236,20 @@ impl ToolSpec {
                 },
             });
         }
-        json!({
+        let mut tool = json!({
             "type": "function",
             "name": self.name,
             "description": self.description_for(Target::OpenAiResponses),
             "parameters": self.openai_parameters(strict),
             "strict": strict,
-        })
+        });
+        if let Some(callers) = self.allowed_callers(Target::OpenAiResponses) {
+            tool["allowed_callers"] = callers;
+            if let Some(output) = &self.output_schema {
+                tool["output_schema"] = openai::strict_schema(output);
+            }
+        }
+        tool
     }
 
     fn gemini(&self) -> Value {
@@ -264,6 +306,9 @@ impl ToolSpec {
         Value::Object(tool)
     }
 }
+
+/// The code-execution tool Anthropic runs programs in (programmatic tool calling).
+pub(crate) const ANTHROPIC_CODE_EXECUTION: &str = "code_execution_20260120";
 
 /// The text of an example of a free-form tool: its parameter's value (or the example as
 /// JSON, if it has none).

@@ -44,6 +44,8 @@ pub(crate) mod walk;
 
 pub use check::{Incompatibility, check, is_valid_name, notes};
 pub use docs::{docs_file_name, write_docs};
+#[cfg(feature = "anthropic")]
+pub(crate) use export::ANTHROPIC_CODE_EXECUTION;
 pub use markdown::markdown;
 pub use render::render_expected;
 pub use target::Target;
