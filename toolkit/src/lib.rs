@@ -45,7 +45,8 @@
 //!
 //! Features: `openai`, `anthropic`, `gemini` (the model clients), `mcp`, `redis`
 //! (`RedisStore`: hook state shared by processes), `fs` (`SafeDir`), `otel` (MCP calls
-//! continue the caller's OpenTelemetry trace: `traceparent` in `_meta`). The repository
+//! continue the caller's OpenTelemetry trace: `traceparent` in `_meta`; the
+//! `gen_ai.execute_tool.duration` histogram, [`otel::ToolMetrics`]). The repository
 //! README has the whole picture: what a tool may take and return, the errors a model gets
 //! back, the schema targets, each guard's guarantees, and the measured dispatch cost.
 #![deny(missing_docs)]
@@ -69,6 +70,9 @@ mod limits;
 pub mod mcp;
 pub mod model;
 mod nearest;
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub mod otel;
 pub mod progress;
 pub mod record;
 pub mod schema;

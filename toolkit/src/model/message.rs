@@ -180,6 +180,7 @@ impl Echo {
     }
 
     /// The echo of `provider`, if `echo` is one.
+    #[cfg(any(feature = "anthropic", feature = "openai"))]
     pub(crate) fn of<'a>(echo: Option<&'a Echo>, provider: &str) -> Option<&'a Echo> {
         echo.filter(|e| e.provider == provider)
     }

@@ -77,6 +77,9 @@ pub struct Toolbox {
     /// Which of this toolbox's hooks act on each tool, found on first use (reset by
     /// every change to the tools or the hooks).
     plans: OnceLock<Box<[Option<Matched>]>>,
+    /// Redacts the arguments and results put on call spans, when they are
+    /// ([`with_span_content`](Toolbox::with_span_content)).
+    span_content: Option<Arc<crate::hooks::Redactor>>,
 }
 
 impl Default for Toolbox {
@@ -105,6 +108,7 @@ impl Toolbox {
             sinks: Sinks::new(),
             hooks: Hooks::new(),
             plans: OnceLock::new(),
+            span_content: None,
         }
     }
 
@@ -143,6 +147,30 @@ impl Toolbox {
     /// built, so records cost nothing unless asked for.
     pub fn with_sink(mut self, sink: impl RecordSink) -> Self {
         self.sinks.push(Arc::new(sink));
+        self
+    }
+
+    /// Puts each call's arguments and result (a successful call's text) on its
+    /// `execute_tool` span as `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`
+    /// (OpenTelemetry GenAI conventions), redacted by `redactor` first and cut to their
+    /// first 4,096 characters (a secret that starts before the cut is replaced whole).
+    /// Off by default, as the conventions ask: arguments and results may hold personal
+    /// data. Only the span's copy is redacted; hooks, sinks and the model see the call
+    /// as it was. Costs nothing while no subscriber wants the span.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    /// use toolkit::hooks::Redactor;
+    ///
+    /// /// Look a customer up.
+    /// #[tool]
+    /// fn lookup(email: String) -> String { format!("found {email}") }
+    ///
+    /// let tools = toolbox![lookup].with_span_content(Redactor::new());
+    /// # drop(tools);
+    /// ```
+    pub fn with_span_content(mut self, redactor: crate::hooks::Redactor) -> Self {
+        self.span_content = Some(Arc::new(redactor));
         self
     }
 

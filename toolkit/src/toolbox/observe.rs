@@ -24,8 +24,8 @@ impl Toolbox {
     pub(super) fn begin_observed<'a>(&'a self, call: ToolCallRef<'a>, scope: &'a Scope, span: Span) -> Begun<'a> {
         let (clock, started) = self.start_observed(call, scope, self.local_hooks(scope), &span);
         match started {
-            Started::Done(outcome) => Begun::Done(observed_end(&span, clock, Finished::plain(outcome))),
-            Started::Finished(finished) => Begun::Done(observed_end(&span, clock, finished)),
+            Started::Done(outcome) => Begun::Done(self.observed_end(&span, clock, Finished::plain(outcome))),
+            Started::Finished(finished) => Begun::Done(self.observed_end(&span, clock, finished)),
             started => {
                 Begun::Waiting(Settle::Observed(Box::pin(self.observed_rest(call, scope, span, clock, started))))
             }
@@ -58,6 +58,14 @@ impl Toolbox {
     ) -> (Clock, Started<'a>) {
         let observed = !self.sinks.is_empty() || !scope.sinks.is_empty();
         let clock = observed.then(clock);
+        if let Some(redactor) = &self.span_content
+            && !span.is_disabled()
+        {
+            span.record(
+                "gen_ai.tool.call.arguments",
+                redactor.redact_head(call.arguments, SPAN_CONTENT_CHARS).as_str(),
+            );
+        }
         let hooks = HookEnv::of(lists, scope, observed);
         (clock, span.in_scope(|| self.start(call, self.env(hooks, scope))))
     }
@@ -77,7 +85,26 @@ impl Toolbox {
         let finished = self.wait(started, &span, clock).await;
         // Finished: the caller makes the call's one record, in the same poll.
         std::mem::forget(guard);
-        observed_end(&span, clock, finished)
+        self.observed_end(&span, clock, finished)
+    }
+
+    /// The end of an observed call: its outcome (and error type, and with
+    /// [`with_span_content`](Toolbox::with_span_content) its result) on its span.
+    fn observed_end(&self, span: &Span, clock: Clock, finished: Finished) -> Ended {
+        span.record("toolkit.outcome", finished.outcome.label());
+        match &finished.result {
+            Err(e) => {
+                span.record("error.type", e.kind.as_str());
+            }
+            Ok(text) => {
+                if let Some(redactor) = &self.span_content
+                    && !span.is_disabled()
+                {
+                    span.record("gen_ai.tool.call.result", redactor.redact_head(text, SPAN_CONTENT_CHARS).as_str());
+                }
+            }
+        }
+        Ended::of(finished, clock)
     }
 
     /// A call with an `execute_tool` span and a [`CallRecord`] for the sinks, from its
@@ -185,13 +212,8 @@ impl Toolbox {
 
 /// The end of an observed call: its outcome on the span; its record still to be made
 /// when a sink wants one.
-fn observed_end(span: &Span, clock: Clock, finished: Finished) -> Ended {
-    span.record("toolkit.outcome", finished.outcome.label());
-    if let Err(e) = &finished.result {
-        span.record("error.type", e.kind.as_str());
-    }
-    Ended::of(finished, clock)
-}
+/// How much of the arguments or the result a span carries, in characters.
+const SPAN_CONTENT_CHARS: usize = 4096;
 
 /// When a recorded call starts: the wall clock for its record, the monotonic one for
 /// its duration.
@@ -254,6 +276,8 @@ pub(super) fn call_span(call: ToolCallRef<'_>) -> tracing::Span {
         gen_ai.tool.name = %call.name,
         gen_ai.tool.call.id = %call.id,
         gen_ai.tool.type = "function",
+        gen_ai.tool.call.arguments = tracing::field::Empty,
+        gen_ai.tool.call.result = tracing::field::Empty,
         error.type = tracing::field::Empty,
         toolkit.outcome = tracing::field::Empty,
     )
