@@ -76,6 +76,7 @@ pub mod otel;
 pub mod progress;
 pub mod record;
 pub mod schema;
+pub mod search;
 pub mod spec;
 pub mod testing;
 pub mod tool;
@@ -122,6 +123,7 @@ pub use toolbox::{Toolbox, ToolboxError};
 /// | `freeform` | the model writes the one `String` parameter as plain text, not JSON (code, SQL, a patch): an OpenAI custom tool, whose raw text comes back as that parameter's value; elsewhere a function with that one string parameter ([`spec::Freeform`]) |
 /// | `lark = "start: ..."`, `regex = "[0-9]+"` | a free-form tool whose text follows a grammar: checked when the crate builds (a Lark grammar's tokens, definitions, names, `start` rule and terminal regexes; a regex compiled); sent as the custom tool's `grammar` to OpenAI, in the description elsewhere; a regex is also the parameter's `pattern`, checked on every call |
 /// | `programmatic` | programs the model writes may call the tool too (programmatic tool calling, [`Callers`]): Anthropic and OpenAI Responses get `allowed_callers` and the output's shape, and requests carry their program runner; the output must be JSON (a struct; else a compile error) with an object schema ([`schema::check`] says when it is not) |
+/// | `defer` | not sent to the model at first: the toolbox adds `search_tools`, which finds deferred tools by what the model needs (BM25 over names, descriptions and parameters), and an agent run sends each tool found from the next turn on ([`search`]) |
 /// | `read_only`, `destructive`, `idempotent`, `open_world` | effect annotations: exported (MCP hints), and read by hooks (only `read_only`/`idempotent` tools are retried or cached; `ApprovalGate::destructive()` asks about `destructive` ones) |
 /// | `strict` | ask OpenAI for strict mode (Structured Outputs) when the schema allows it |
 /// | `blocking` | a sync function that blocks (file or network I/O): runs on Tokio's blocking pool |

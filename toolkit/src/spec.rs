@@ -93,6 +93,9 @@ pub struct ToolSpec {
     /// Who may call the tool: the model, a program the model writes and the provider
     /// runs (programmatic tool calling, `#[tool(programmatic)]`), or both.
     pub callers: Callers,
+    /// Not sent to the model at first: found by the toolbox's `search_tools` tool, then
+    /// sent from the next turn on (`#[tool(defer)]`; see [`search`](crate::search)).
+    pub deferred: bool,
     /// A one-line rendering of the arguments, used in error messages
     /// (`{location: string, unit?: "celsius" | "fahrenheit"}`).
     pub expected: String,
@@ -120,6 +123,7 @@ impl ToolSpec {
             retry: None,
             freeform: None,
             callers: Callers::Direct,
+            deferred: false,
             examples: Vec::new(),
             expected,
             key_check: Default::default(),
@@ -189,6 +193,14 @@ impl ToolSpec {
     /// that run programs (Anthropic, OpenAI Responses).
     pub fn with_callers(mut self, callers: Callers) -> Self {
         self.callers = callers;
+        self
+    }
+
+    /// Defers the tool: it is not sent to the model until a `search_tools` call finds
+    /// it (see [`search`](crate::search)). A toolbox the tool is added to adds
+    /// `search_tools`.
+    pub fn with_deferred(mut self, deferred: bool) -> Self {
+        self.deferred = deferred;
         self
     }
 

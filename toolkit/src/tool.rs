@@ -114,6 +114,11 @@ pub trait Tool: Send + Sync + 'static {
     #[doc(hidden)]
     const RETRIES: bool = false;
 
+    /// Whether the tool is deferred (`#[tool(defer)]`): the toolbox then adds
+    /// `search_tools` and indexes it.
+    #[doc(hidden)]
+    const DEFERRED: bool = false;
+
     /// Whether [`invoke_now`](Tool::invoke_now) runs the tool (`#[tool]` sets it for sync
     /// functions that are not `blocking`): such a call needs no future at all.
     #[doc(hidden)]

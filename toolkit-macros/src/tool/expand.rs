@@ -185,6 +185,7 @@ fn spec_body(m: &ToolModel) -> TokenStream {
         quote!(__spec.freeform = #p::Some(#p::Freeform::new(#param) #grammar);)
     });
     let callers = m.programmatic.then(|| quote!(__spec.callers = #p::Callers::Both;));
+    let deferred = m.deferred.then(|| quote!(__spec.deferred = true;));
     let retry = match m.retry {
         Some((retries, ms)) => {
             quote!(__spec.retry = #p::Some(#p::RetryPolicy::new(#retries, #p::Duration::from_millis(#ms)));)
@@ -223,6 +224,7 @@ fn spec_body(m: &ToolModel) -> TokenStream {
         #(#examples)*
         #freeform
         #callers
+        #deferred
         __spec.annotations = #p::Annotations {
             read_only: #read_only,
             destructive: #destructive,
@@ -442,6 +444,11 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
     } else {
         quote!()
     };
+    let deferred = m.deferred.then(|| {
+        quote!(
+            const DEFERRED: bool = true;
+        )
+    });
     let cfg = cfg_attrs(&m.cfgs);
     quote! {
         #cfg
@@ -451,6 +458,7 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
             const NAME: &'static str = #name;
             #keeps_raw
             #retries
+            #deferred
             #encode_args
 
             fn spec() -> &'static #p::ToolSpec {

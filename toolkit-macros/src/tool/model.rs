@@ -39,6 +39,8 @@ pub struct ToolModel {
     pub freeform: Option<super::grammar::Freeform>,
     /// Programs the model writes may call the tool too.
     pub programmatic: bool,
+    /// Not sent to the model until `search_tools` finds it.
+    pub deferred: bool,
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
@@ -505,6 +507,7 @@ pub fn build(
         examples: options.examples.iter().map(|e| e.value.to_json()).collect(),
         freeform,
         programmatic: options.programmatic.is_present(),
+        deferred: options.defer.is_present(),
         read_only: options.read_only.is_present(),
         destructive: options.destructive.is_present(),
         idempotent: options.idempotent.is_present(),

@@ -41,6 +41,8 @@ pub struct ToolOptions {
     pub regex: Option<LitStr>,
     /// Programs the model writes may call the tool too (programmatic tool calling).
     pub programmatic: Flag,
+    /// Not sent to the model until `search_tools` finds it.
+    pub defer: Flag,
     /// The path of the runtime crate (default `::toolkit`).
     #[darling(rename = "crate")]
     pub krate: Option<Path>,
@@ -70,6 +72,7 @@ const TOOL_KEYS: &[(&str, &str)] = &[
     ("lark", "lark = \"start: ...\""),
     ("regex", "regex = \"[0-9]+\""),
     ("programmatic", "programmatic"),
+    ("defer", "defer"),
     ("crate", "crate = ::toolkit"),
 ];
 

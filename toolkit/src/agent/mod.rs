@@ -599,11 +599,12 @@ impl Inner {
             self.settle(&mut run, &course, &sink, calls, results)?;
         }
 
-        let specs = self.tools.specs();
         let mut choice = if course.progress.choice_spent { &ToolChoice::Auto } else { &self.tool_choice };
         for iteration in run.iterations + 1..=self.max_iterations {
             run.iterations = iteration;
             emit(&on_event, &AgentEvent::TurnStarted { iteration });
+            // Deferred tools join once a search found them (see `search`).
+            let specs = crate::search::visible_specs(&self.tools, &run.messages);
             let request = ModelRequest {
                 messages: &run.messages,
                 tools: &specs,

@@ -80,6 +80,8 @@ pub struct Toolbox {
     /// Redacts the arguments and results put on call spans, when they are
     /// ([`with_span_content`](Toolbox::with_span_content)).
     span_content: Option<Arc<crate::hooks::Redactor>>,
+    /// The deferred tools, indexed for `search_tools` (`None`: there are none).
+    catalog: Option<Arc<crate::search::Catalog>>,
 }
 
 impl Default for Toolbox {
@@ -109,6 +111,7 @@ impl Toolbox {
             hooks: Hooks::new(),
             plans: OnceLock::new(),
             span_content: None,
+            catalog: None,
         }
     }
 
@@ -118,10 +121,12 @@ impl Toolbox {
         let mut toolbox = Toolbox::new();
         for entry in tools {
             let retried = entry.retried();
+            let deferred = entry.deferred().then(|| entry.name().to_owned());
             if let Err(e) = toolbox.table.push(entry) {
                 unreachable!("`toolbox!` checks names at compile time: {e}");
             }
             toolbox.retry(retried);
+            toolbox.defer(deferred);
         }
         toolbox
     }
@@ -172,6 +177,42 @@ impl Toolbox {
     pub fn with_span_content(mut self, redactor: crate::hooks::Redactor) -> Self {
         self.span_content = Some(Arc::new(redactor));
         self
+    }
+
+    /// Indexes the deferred tool `name` for `search_tools`, adding that tool with the
+    /// first deferred one (unless the toolbox has a tool of that name already: then
+    /// that one answers).
+    fn defer(&mut self, name: Option<String>) {
+        let Some(name) = name else { return };
+        let catalog = match &self.catalog {
+            Some(catalog) => Arc::clone(catalog),
+            None => {
+                let catalog = Arc::new(crate::search::Catalog::default());
+                self.catalog = Some(Arc::clone(&catalog));
+                let search = ToolEntry::dynamic(crate::search::SearchTools::new(Arc::clone(&catalog)));
+                if self.table.push(search).is_err() {
+                    tracing::warn!(
+                        "this toolbox has its own `{}` tool: it, not toolkit's, answers searches for deferred tools",
+                        crate::search::SEARCH_TOOLS
+                    );
+                }
+                catalog
+            }
+        };
+        if let Some(spec) = self.table.spec(&name) {
+            catalog.add(spec);
+        }
+    }
+
+    /// Whether the tool `name` is deferred: sent to a model only once `search_tools`
+    /// found it (see [`search`](crate::search)).
+    pub fn is_deferred(&self, name: &str) -> bool {
+        self.catalog.is_some() && self.table.spec(name).is_some_and(|spec| spec.deferred)
+    }
+
+    /// Whether the toolbox has deferred tools (and so `search_tools`).
+    pub fn has_deferred(&self) -> bool {
+        self.catalog.is_some()
     }
 
     /// Adds a hook to this toolbox (it acts on this toolbox's calls only).
@@ -234,8 +275,10 @@ impl Toolbox {
 
     fn push(&mut self, entry: ToolEntry) -> Result<&mut Self, ToolboxError> {
         let retried = entry.retried();
+        let deferred = entry.deferred().then(|| entry.name().to_owned());
         self.table.push(entry)?;
         self.retry(retried);
+        self.defer(deferred);
         self.plans = OnceLock::new();
         Ok(self)
     }

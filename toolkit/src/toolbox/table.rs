@@ -22,22 +22,35 @@ pub struct ToolEntry {
     tool: Box<dyn Runnable>,
     /// It declares a retry policy.
     retries: bool,
+    /// It is deferred (found by `search_tools`).
+    deferred: bool,
 }
 
 impl ToolEntry {
     /// A compile-time tool.
     pub fn of<T: Tool>(tool: T) -> Self {
-        ToolEntry { name: Cow::Borrowed(T::NAME), tool: Box::new(Typed(tool)), retries: T::RETRIES }
+        ToolEntry {
+            name: Cow::Borrowed(T::NAME),
+            tool: Box::new(Typed(tool)),
+            retries: T::RETRIES,
+            deferred: T::DEFERRED,
+        }
     }
 
     /// A run-time tool.
     pub(crate) fn dynamic<D: DynTool>(tool: D) -> Self {
         let retries = tool.spec().retry.is_some();
-        ToolEntry { name: Cow::Owned(tool.spec().name.clone()), tool: Box::new(Dynamic(tool)), retries }
+        let deferred = tool.spec().deferred;
+        ToolEntry { name: Cow::Owned(tool.spec().name.clone()), tool: Box::new(Dynamic(tool)), retries, deferred }
     }
 
     pub(crate) fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Whether the tool is deferred.
+    pub(crate) fn deferred(&self) -> bool {
+        self.deferred
     }
 
     /// The name, when the tool declares a retry policy.

@@ -1,0 +1,135 @@
+//! Deferred tools and `search_tools`: a deferred tool is not sent until a search finds
+//! it, then is sent from the next turn on, appended (the tools sent before stay exactly
+//! as they were); `search_tools` ranks by BM25 over names, descriptions and
+//! parameters; hooks and records see its calls like any other.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use toolkit::agent::Agent;
+use toolkit::model::{ScriptedModel, Turn};
+use toolkit::prelude::*;
+use toolkit::search::{SEARCH_TOOLS, ToolIndex};
+use toolkit::{BeforeCall, Decision, Hook, ToolSpec};
+
+/// Add two integers.
+#[tool]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// The current weather and the forecast for a city.
+#[tool(defer, read_only)]
+fn get_weather(
+    /// The city, such as `Paris`.
+    city: String,
+) -> String {
+    format!("{city}: 21 °C, sunny")
+}
+
+/// Send an email message to someone.
+#[tool(defer)]
+fn send_email(
+    /// The recipient's address.
+    to: String,
+    /// The message.
+    body: String,
+) -> String {
+    format!("sent to {to}: {body}")
+}
+
+/// Refund a customer's order.
+#[tool(defer, destructive)]
+fn refund_order(
+    /// The order number.
+    order_id: u64,
+) -> String {
+    format!("refunded {order_id}")
+}
+
+/// 查询股票的实时价格。
+#[tool(defer, read_only)]
+fn stock_price(
+    /// 股票代码
+    symbol: String,
+) -> String {
+    format!("{symbol}: 42")
+}
+
+fn tools() -> Toolbox {
+    toolbox![add, get_weather, send_email, refund_order, stock_price]
+}
+
+fn search(tools: &Toolbox, query: &str) -> Vec<String> {
+    let deferred: Vec<&ToolSpec> = tools.specs().into_iter().filter(|s| s.deferred).collect();
+    let index = ToolIndex::new(deferred.iter().copied());
+    index.search(query, 5).into_iter().map(|hit| deferred[hit.index].name.clone()).collect()
+}
+
+#[test]
+fn a_toolbox_with_deferred_tools_has_search_tools() {
+    let tools = tools();
+    assert_eq!(tools.names(), ["add", "get_weather", SEARCH_TOOLS, "send_email", "refund_order", "stock_price"]);
+    assert!(tools.is_deferred("send_email") && !tools.is_deferred("add") && !tools.is_deferred(SEARCH_TOOLS));
+    assert_eq!(toolbox![add].names(), ["add"], "no deferred tool, no search");
+}
+
+#[test]
+fn search_ranks_by_names_descriptions_and_parameters_in_any_script() {
+    let tools = tools();
+    assert_eq!(search(&tools, "weather in Oslo")[0], "get_weather");
+    assert_eq!(search(&tools, "email my boss")[0], "send_email");
+    assert_eq!(search(&tools, "give the customer their money back for an order")[0], "refund_order");
+    assert_eq!(search(&tools, "orderId")[0], "refund_order", "a parameter's name, camel-cased");
+    assert_eq!(search(&tools, "股票价格")[0], "stock_price", "Chinese, no spaces");
+    assert_eq!(search(&tools, "send_email")[0], "send_email", "a name as written");
+    assert!(search(&tools, "zebra xylophone").is_empty());
+}
+
+#[tokio::test]
+async fn search_tools_answers_through_the_toolbox_with_hooks_and_records() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    let watch = Hook::before("watch", move |c: &mut BeforeCall<'_>| {
+        log.lock().unwrap().push(c.tool().to_string());
+        Decision::Continue
+    });
+    let tools = tools().with_hook(watch);
+    let result = tools.call(ToolCall::new("1", SEARCH_TOOLS, r#"{"query": "refund an order", "limit": 2}"#)).await;
+    let value: Value = serde_json::from_str(&result.content).unwrap();
+    assert_eq!(value["tools"][0], json!({"name": "refund_order", "description": "Refund a customer's order."}));
+    assert!(value["tools"].as_array().unwrap().len() <= 2);
+    assert_eq!(value["note"], "These tools can be called from your next turn.");
+    assert_eq!(*seen.lock().unwrap(), [SEARCH_TOOLS]);
+    let none = tools.call(ToolCall::new("2", SEARCH_TOOLS, r#"{"query": "zebra"}"#)).await;
+    let none: Value = serde_json::from_str(&none.content).unwrap();
+    assert_eq!(none, json!({"tools": [], "note": "No tool matches: try other words."}));
+    let bad = tools.call(ToolCall::new("3", SEARCH_TOOLS, r#"{"limit": 3}"#)).await;
+    assert!(bad.is_error(), "{bad:?}");
+}
+
+#[tokio::test]
+async fn a_found_tool_is_sent_from_the_next_turn_and_earlier_tools_stay_as_they_were() {
+    let model = ScriptedModel::new([
+        Turn::call(SEARCH_TOOLS, r#"{"query": "weather forecast for a city"}"#),
+        Turn::call("get_weather", r#"{"city": "Paris"}"#),
+        Turn::call(SEARCH_TOOLS, r#"{"query": "email"}"#),
+        Turn::text("Sunny in Paris; nothing sent."),
+    ]);
+    let agent = Agent::builder(model.clone(), tools()).build().unwrap();
+    let run = agent.run("Weather in Paris?").await.unwrap();
+    assert_eq!(run.text, "Sunny in Paris; nothing sent.");
+    assert_eq!(run.records.len(), 3);
+
+    let requests = model.requests();
+    let sent: Vec<Vec<&str>> = requests.iter().map(|r| r.tool_names()).collect();
+    assert_eq!(sent[0], ["add", SEARCH_TOOLS]);
+    // The search found the weather tool first (and perhaps others after it).
+    assert_eq!(sent[1][..3], ["add", SEARCH_TOOLS, "get_weather"]);
+    assert_eq!(sent[2], sent[1], "no search in between: the same tools");
+    assert!(sent[3].contains(&"send_email"));
+    // Each request's tools begin with the previous request's, exactly.
+    for pair in requests.windows(2) {
+        assert_eq!(pair[1].tools[..pair[0].tools.len()], pair[0].tools[..], "a provider's prompt cache holds");
+    }
+}
