@@ -3,7 +3,10 @@
 //! as they were); `search_tools` ranks by BM25 over names, descriptions and
 //! parameters; hooks and records see its calls like any other.
 
+mod support;
+
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolkit::agent::Agent;
@@ -132,4 +135,48 @@ async fn a_found_tool_is_sent_from_the_next_turn_and_earlier_tools_stay_as_they_
     for pair in requests.windows(2) {
         assert_eq!(pair[1].tools[..pair[0].tools.len()], pair[0].tools[..], "a provider's prompt cache holds");
     }
+}
+
+/// Anthropic searches deferred tools itself: every tool goes, the deferred ones with
+/// `defer_loading`, its tool search tool in place of `search_tools`, and its search
+/// blocks go back exactly as they came.
+#[tokio::test]
+async fn anthropic_gets_every_tool_deferred_and_its_own_tool_search() {
+    use support::provider::{Provider, ok};
+    let reply = |content: Value, stop: &str| {
+        json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-opus-4-7",
+               "content": content, "stop_reason": stop, "usage": {"input_tokens": 30, "output_tokens": 10}})
+    };
+    let searched = json!([
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25", "input": {"query": "weather"}},
+        {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1",
+         "content": {"type": "tool_search_tool_search_result", "tool_references": [{"type": "tool_reference", "tool_name": "get_weather"}]}},
+        {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}
+    ]);
+    let server = Provider::start(
+        "/v1/messages",
+        [ok(reply(searched.clone(), "tool_use")), ok(reply(json!([{"type": "text", "text": "Sunny."}]), "end_turn"))],
+    )
+    .await;
+    let model = toolkit::model::Anthropic::builder()
+        .base_url(&server.base_url)
+        .api_key("sk-ant-test")
+        .cache_tools(true)
+        .backoff(Duration::from_millis(5), Duration::from_millis(20))
+        .build()
+        .unwrap();
+    let run = Agent::builder(model, tools()).build().unwrap().run("Weather in Paris?").await.unwrap();
+    assert_eq!(run.text, "Sunny.");
+    assert_eq!(run.records[0].tool, "get_weather");
+    let received = server.received();
+    assert_eq!(received[0].headers["anthropic-beta"], "advanced-tool-use-2025-11-20");
+    let sent = received[0].body["tools"].as_array().unwrap().clone();
+    let names: Vec<&str> = sent.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["tool_search_tool_bm25", "add", "get_weather", "send_email", "refund_order", "stock_price"]);
+    assert_eq!(sent[0]["type"], "tool_search_tool_bm25_20251119");
+    assert!(sent[1].get("defer_loading").is_none());
+    assert!(sent[2..].iter().all(|t| t["defer_loading"] == true), "{sent:?}");
+    assert_eq!(sent[1]["cache_control"], json!({"type": "ephemeral"}), "on the last tool sent in full");
+    assert_eq!(received[1].body["messages"][1], json!({"role": "assistant", "content": searched}));
+    assert_eq!(received[1].body["tools"], received[0].body["tools"], "the same tools every turn");
 }

@@ -154,7 +154,7 @@ impl Agent {
     /// each have their own id.
     pub async fn reply(&self, messages: &[Message], force_choice: bool) -> Result<ModelReply, ModelError> {
         let inner = &self.inner;
-        let specs = crate::search::visible_specs(&inner.tools, messages);
+        let specs = crate::search::visible_specs(&inner.tools, messages, inner.model.searches_tools());
         let choice = if force_choice { &inner.tool_choice } else { &ToolChoice::Auto };
         let request = ModelRequest {
             messages,

@@ -12,6 +12,7 @@
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `tool_choice` `auto` / `none` / `any` / `tool` |
 //! | `parallel_tool_calls: false` | `disable_parallel_tool_use: true` |
 //! | tools | [`Target::Anthropic`] exports (`name`, `description`, `input_schema`, `input_examples` with the `anthropic-beta: advanced-tool-use-2025-11-20` header, `allowed_callers`) |
+//! | deferred tools ([`search`](crate::search)) | every tool sent, the deferred ones with `defer_loading: true`, and Anthropic's `tool_search_tool_bm25_20251119` instead of toolkit's `search_tools` (with the `advanced-tool-use-2025-11-20` beta); its `server_tool_use` and `tool_search_tool_result` blocks go back in the message's echo |
 //! | a typed answer ([`ResponseFormat`](super::ResponseFormat)) | a `final_answer` tool whose input is the answer, and `tool_choice: any` |
 //!
 //! `stop_reason` maps to [`FinishReason`]: `end_turn` and `stop_sequence` are `Stop`,
@@ -40,6 +41,7 @@ use super::{
     ResponseFormat, ToolChoice, Usage,
 };
 use crate::schema::ANTHROPIC_CODE_EXECUTION;
+use crate::search::SEARCH_TOOLS;
 use crate::{Target, ToolCall};
 
 const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -105,7 +107,7 @@ impl Anthropic {
     /// (`input_examples` is in `advanced-tool-use-2025-11-20`), added to any the client
     /// was built with.
     fn transport_for(&self, request: &ModelRequest<'_>) -> std::borrow::Cow<'_, Transport> {
-        if !request.tools.iter().any(|spec| !spec.examples.is_empty()) {
+        if !request.tools.iter().any(|spec| !spec.examples.is_empty() || spec.deferred) {
             return std::borrow::Cow::Borrowed(&self.transport);
         }
         let mut transport = self.transport.clone();
@@ -118,8 +120,11 @@ impl Anthropic {
     }
 }
 
-/// The beta of tool examples (and of tool search and programmatic calling).
+/// The beta of tool examples and tool search.
 const ADVANCED_TOOL_USE: &str = "advanced-tool-use-2025-11-20";
+
+/// Anthropic's tool search tool (BM25 over the deferred tools' definitions).
+const TOOL_SEARCH: &str = "tool_search_tool_bm25_20251119";
 
 impl Model for Anthropic {
     fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelReply, ModelError>> {
@@ -140,6 +145,12 @@ impl Model for Anthropic {
 
     fn name(&self) -> &str {
         &self.transport.model
+    }
+
+    /// Anthropic's tool search: deferred tools go with `defer_loading: true`, and the
+    /// request carries its BM25 tool search tool instead of toolkit's `search_tools`.
+    fn searches_tools(&self) -> bool {
+        true
     }
 }
 
@@ -205,7 +216,24 @@ fn body(model: &str, max_tokens: u32, cache_tools: bool, request: &ModelRequest<
         body.insert("system".into(), Value::String(system));
     }
     body.insert("messages".into(), Value::Array(messages));
-    let mut tools: Vec<Value> = request.tools.iter().map(|spec| spec.export(Target::Anthropic)).collect();
+    // Deferred tools: Anthropic's own tool search finds them (`defer_loading`), in
+    // place of toolkit's `search_tools`.
+    let deferring = request.tools.iter().any(|spec| spec.deferred);
+    let mut tools: Vec<Value> = request
+        .tools
+        .iter()
+        .filter(|spec| !(deferring && spec.name == SEARCH_TOOLS))
+        .map(|spec| {
+            let mut tool = spec.export(Target::Anthropic);
+            if spec.deferred {
+                tool["defer_loading"] = Value::Bool(true);
+            }
+            tool
+        })
+        .collect();
+    if deferring {
+        tools.insert(0, json!({"type": TOOL_SEARCH, "name": "tool_search_tool_bm25"}));
+    }
     // Programmatic tool calling: the code-execution tool the programs run in, and the
     // container a previous reply's program runs in (the API wants it named while calls
     // from it are pending).
@@ -219,7 +247,9 @@ fn body(model: &str, max_tokens: u32, cache_tools: bool, request: &ModelRequest<
     if let Some(container) = container {
         body.insert("container".into(), Value::String(container));
     }
-    if cache_tools && let Some(Value::Object(last)) = tools.last_mut() {
+    // The breakpoint goes on the last tool sent in full (deferred ones are not).
+    if cache_tools && let Some(Value::Object(last)) = tools.iter_mut().rev().find(|t| t.get("defer_loading").is_none())
+    {
         last.insert("cache_control".into(), json!({"type": "ephemeral"}));
     }
     if let Some(format) = request.response_format {

@@ -93,6 +93,15 @@ pub trait Model: Send + Sync {
         "model"
     }
 
+    /// Whether the provider searches deferred tools itself (Anthropic's tool search):
+    /// an agent run then sends it every tool, the deferred ones marked
+    /// ([`ToolSpec::deferred`](crate::ToolSpec::deferred)), instead of toolkit's
+    /// `search_tools` and the tools found so far (see [`search`](crate::search)).
+    /// Default: `false`.
+    fn searches_tools(&self) -> bool {
+        false
+    }
+
     /// Sends the conversation and the tools; the reply as it is written. The default
     /// gives the whole reply of [`complete`](Self::complete) at once; clients that can
     /// stream override it. Dropping the stream cancels the request.
@@ -122,6 +131,10 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     fn name(&self) -> &str {
         (**self).name()
     }
+
+    fn searches_tools(&self) -> bool {
+        (**self).searches_tools()
+    }
 }
 
 impl<M: Model + ?Sized> Model for Box<M> {
@@ -135,6 +148,10 @@ impl<M: Model + ?Sized> Model for Box<M> {
 
     fn name(&self) -> &str {
         (**self).name()
+    }
+
+    fn searches_tools(&self) -> bool {
+        (**self).searches_tools()
     }
 }
 

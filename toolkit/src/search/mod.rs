@@ -159,10 +159,16 @@ impl DynTool for SearchTools {
 /// The tools a model turn on `messages` is shown: every tool of `tools`, or, when some
 /// are deferred, those that are not, then each deferred tool a `search_tools` call in
 /// `messages` found, in the order found (so the list only ever grows at its end).
-pub(crate) fn visible_specs<'a>(tools: &'a crate::Toolbox, messages: &[crate::model::Message]) -> Vec<&'a ToolSpec> {
+/// A model that searches tools itself ([`Model::searches_tools`](crate::model::Model::searches_tools))
+/// gets every tool.
+pub(crate) fn visible_specs<'a>(
+    tools: &'a crate::Toolbox,
+    messages: &[crate::model::Message],
+    searches_tools: bool,
+) -> Vec<&'a ToolSpec> {
     use crate::model::Message;
     let specs = tools.specs();
-    if !tools.has_deferred() {
+    if !tools.has_deferred() || searches_tools {
         return specs;
     }
     let searches: Vec<&str> = messages
