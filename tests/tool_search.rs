@@ -180,3 +180,51 @@ async fn anthropic_gets_every_tool_deferred_and_its_own_tool_search() {
     assert_eq!(received[1].body["messages"][1], json!({"role": "assistant", "content": searched}));
     assert_eq!(received[1].body["tools"], received[0].body["tools"], "the same tools every turn");
 }
+
+/// Recall on a public tool-retrieval set built from the Berkeley Function Calling
+/// Leaderboard (`benches/data/`, with how it was made): 1,090 real tools, 1,911 real
+/// requests, each with its one right tool; the search looks among all the tools. The
+/// figures are in `benches/README.md`; this holds them (a change to the tokenizer or
+/// the weights that loses recall fails here). `SHOW_MISSES=1` prints each miss.
+#[test]
+fn recall_on_the_bfcl_retrieval_set() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/data/bfcl_tool_retrieval.json");
+    let data: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let specs: Vec<ToolSpec> = data["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let name = t["name"].as_str().unwrap();
+            ToolSpec::new(name, t["description"].as_str().unwrap_or(""), t["parameters"].clone())
+        })
+        .collect();
+    let index = ToolIndex::new(specs.iter());
+    let queries = data["queries"].as_array().unwrap();
+    let (mut at1, mut at5) = (0, 0);
+    let mut by_category: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+    for q in queries {
+        let hits = index.search(q["query"].as_str().unwrap(), 5);
+        let names: Vec<&str> = hits.iter().map(|h| specs[h.index].name.as_str()).collect();
+        let answer = q["answer"].as_str().unwrap();
+        at1 += usize::from(names.first() == Some(&answer));
+        at5 += usize::from(names.contains(&answer));
+        let entry = by_category.entry(q["category"].as_str().unwrap()).or_default();
+        entry.0 += 1;
+        entry.1 += usize::from(names.contains(&answer));
+        if std::env::var("SHOW_MISSES").is_ok() && !names.contains(&answer) {
+            eprintln!("MISS {answer} <- {} :: {names:?}", q["query"]);
+        }
+    }
+    for (category, (n, found)) in &by_category {
+        eprintln!("  {category}: recall@5 {:.3} of {n}", *found as f64 / *n as f64);
+    }
+    let n = queries.len() as f64;
+    let (recall1, recall5) = (at1 as f64 / n, at5 as f64 / n);
+    eprintln!(
+        "BFCL retrieval: {} tools, {} queries: recall@1 {recall1:.3}, recall@5 {recall5:.3}",
+        specs.len(),
+        queries.len()
+    );
+    assert!(recall5 >= 0.875 && recall1 >= 0.61, "recall@5 {recall5:.3}, recall@1 {recall1:.3}");
+}

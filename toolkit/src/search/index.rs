@@ -18,6 +18,9 @@ const B: f32 = 0.75;
 const NAME: f32 = 3.0;
 const PARAM_NAME: f32 = 1.5;
 const DESCRIPTION: f32 = 1.0;
+/// A parameter's description: it often names places, units and examples that unrelated
+/// tools share, so it counts half.
+const PARAM_DESCRIPTION: f32 = 0.5;
 
 /// A tool found by a search, best first.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,7 +45,7 @@ pub struct ToolIndex {
 }
 
 /// The text of a spec the index reads: its name, its description, and each parameter's
-/// name and description (nested ones too, up to a few levels).
+/// name, description and listed values (nested ones too, up to a few levels).
 pub(crate) fn fields(spec: &ToolSpec) -> Vec<(f32, String)> {
     let mut out = vec![(NAME, spec.name.clone()), (DESCRIPTION, spec.description.clone())];
     params(&spec.input_schema, 0, &mut out);
@@ -57,7 +60,13 @@ fn params(schema: &Value, depth: usize, out: &mut Vec<(f32, String)>) {
     for (name, property) in properties {
         out.push((PARAM_NAME, name.clone()));
         if let Some(description) = property.get("description").and_then(Value::as_str) {
-            out.push((DESCRIPTION, description.to_string()));
+            out.push((PARAM_DESCRIPTION, description.to_string()));
+        }
+        // The values a parameter takes say what the tool is for (`"Theater"`, `"IMAX"`).
+        let values = property.get("enum").or_else(|| property.get("items").and_then(|i| i.get("enum")));
+        if let Some(values) = values.and_then(Value::as_array) {
+            let words: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+            out.push((DESCRIPTION, words.join(" ")));
         }
         params(property, depth + 1, out);
         if let Some(items) = property.get("items") {

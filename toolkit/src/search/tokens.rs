@@ -2,10 +2,10 @@
 //!
 //! A text is cut at anything that is not a letter or a digit; an identifier is cut
 //! further at its case and digit changes (`getWeatherForecast`, `HTTPServer2` →
-//! `get weather forecast`, `http server 2`; `get_weather` is cut at `_` already);
-//! everything is lowercased (Unicode), and a few English endings are stripped
-//! (`forecasts`, `forecasting` → `forecast`) so a query and a description meet whatever
-//! form each uses. Scripts written without spaces (Chinese, Japanese, Korean) give each
+//! `get weather forecast`, `http server`; `get_weather` is cut at `_` already); numbers
+//! are dropped (they tell no tool apart); everything is lowercased (Unicode), and a few
+//! English endings are stripped (`forecasts`, `forecasting` → `forecast`; `movie`,
+//! `movies` → `movi`) so a query and a description meet whatever form each uses. Scripts written without spaces (Chinese, Japanese, Korean) give each
 //! character and each pair of neighbours, so `天气预报` matches `天气` and `预报`. Common
 //! English words (`the`, `to`, `please`) are dropped.
 
@@ -105,6 +105,10 @@ const STOP: &[&str] = &[
 ];
 
 fn push_word(word: &str, f: &mut impl FnMut(&str)) {
+    // Numbers (`3` of `Events_3`, a year in a request) tell no tool from another.
+    if word.bytes().all(|b| b.is_ascii_digit()) {
+        return;
+    }
     let lower: std::borrow::Cow<'_, str> =
         if word.chars().any(char::is_uppercase) { word.to_lowercase().into() } else { word.into() };
     if STOP.contains(&lower.as_ref()) {
@@ -113,29 +117,36 @@ fn push_word(word: &str, f: &mut impl FnMut(&str)) {
     f(&stem(&lower));
 }
 
-/// A light English stemmer: plural and `-ing`/`-ed` endings of ASCII words.
+/// A light English stemmer for ASCII words, after Porter's first and last steps:
+/// plurals and `-ing`/`-ed` endings, then a final `y` as `i` and a final `e` dropped, so
+/// `movie`, `movies`; `city`, `cities`; `create`, `creates`, `created`, `creating` meet.
 fn stem(word: &str) -> std::borrow::Cow<'_, str> {
     use std::borrow::Cow;
     if !word.is_ascii() || word.len() <= 3 {
         return Cow::Borrowed(word);
     }
-    let cut = |suffix: &str, keep: usize| word.len() - suffix.len() >= keep && word.ends_with(suffix);
-    if cut("ies", 2) {
-        return Cow::Owned(format!("{}y", &word[..word.len() - 3]));
+    let cut = |suffix: &str, keep: usize| word.len() >= suffix.len() + keep && word.ends_with(suffix);
+    // `-ies` keeps its `i` (the final `y` of the others becomes one); `-sses`, `-xes`,
+    // `-ches`, `-shes`, `-zes` lose their `es`.
+    let es = ["ies", "sses", "xes", "ches", "shes", "zes"];
+    let base = if es.iter().any(|suffix| cut(suffix, 2)) {
+        &word[..word.len() - 2]
+    } else if cut("ing", 4) {
+        &word[..word.len() - 3]
+    } else if cut("ed", 4) && !word.ends_with("eed") {
+        &word[..word.len() - 2]
+    } else if word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") && !word.ends_with("is") {
+        &word[..word.len() - 1]
+    } else {
+        word
+    };
+    if base.len() > 3 && base.ends_with('y') {
+        return Cow::Owned(format!("{}i", &base[..base.len() - 1]));
     }
-    if cut("sses", 2) || cut("xes", 2) || cut("ches", 2) || cut("shes", 2) {
-        return Cow::Borrowed(&word[..word.len() - 2]);
+    if base.len() > 4 && base.ends_with('e') {
+        return Cow::Borrowed(&base[..base.len() - 1]);
     }
-    if cut("ing", 4) {
-        return Cow::Borrowed(&word[..word.len() - 3]);
-    }
-    if cut("ed", 4) && !word.ends_with("eed") {
-        return Cow::Borrowed(&word[..word.len() - 2]);
-    }
-    if word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") && !word.ends_with("is") {
-        return Cow::Borrowed(&word[..word.len() - 1]);
-    }
-    Cow::Borrowed(word)
+    Cow::Borrowed(base)
 }
 
 #[cfg(test)]
@@ -150,14 +161,15 @@ mod tests {
     fn identifiers_are_cut_at_case_digits_and_separators() {
         assert_eq!(t("get_weather"), ["get", "weather"]);
         assert_eq!(t("getWeatherForecast"), ["get", "weather", "forecast"]);
-        assert_eq!(t("HTTPServer2"), ["http", "server", "2"]);
-        assert_eq!(t("list-s3-buckets"), ["list", "3", "bucket"]);
-        assert_eq!(t("sendEmail v2.1"), ["send", "email", "v", "2", "1"]);
+        assert_eq!(t("HTTPServer2"), ["http", "server"], "numbers tell no tool apart");
+        assert_eq!(t("list-s3-buckets"), ["list", "bucket"]);
+        assert_eq!(t("sendEmail v2.1"), ["send", "email", "v"]);
     }
 
     #[test]
     fn endings_and_common_words_do_not_count() {
-        assert_eq!(t("Forecasts for the cities"), ["forecast", "city"]);
+        assert_eq!(t("Forecasts for the cities"), ["forecast", "citi"]);
+        assert_eq!(t("movie movies city created creating"), ["movi", "movi", "citi", "creat", "creat"]);
         assert_eq!(t("Searching the boxes"), ["search", "box"]);
         assert_eq!(t("booked"), ["book"]);
         assert_eq!(t("status address"), ["status", "address"]);
