@@ -48,7 +48,7 @@ pub struct ToolOptions {
     pub krate: Option<Path>,
     /// `example = {...}`, each (taken out before darling reads the rest).
     #[darling(skip)]
-    pub examples: Vec<super::examples::Example>,
+    pub examples: Vec<super::json::Example>,
 }
 
 /// Each option of `#[tool(...)]` and how it is written, for error messages.
@@ -82,7 +82,7 @@ impl ToolOptions {
             return Ok(ToolOptions::default());
         }
         let mut errors = Vec::new();
-        let (args, examples) = super::examples::take_examples(args, &mut errors);
+        let (args, examples) = super::json::take_examples(args, &mut errors);
         let items = darling::ast::NestedMeta::parse_meta_list(args).map_err(|e| vec![e])?;
         let mut options = ToolOptions::from_list(&items).map_err(|e| explain(e, "#[tool(...)]", TOOL_KEYS))?;
         if !errors.is_empty() {

@@ -1,7 +1,7 @@
 //! `retries = N` and `backoff = "..."`: the retry policy of a tool, which only a tool
 //! that is safe to run again may have.
 
-use super::model::{TIMEOUT_UNITS, parse_timeout};
+use super::duration::{TIMEOUT_UNITS, parse_timeout};
 use super::parse::ToolOptions;
 use crate::errors::Errors;
 

@@ -604,7 +604,7 @@ impl Inner {
             run.iterations = iteration;
             emit(&on_event, &AgentEvent::TurnStarted { iteration });
             // Deferred tools join once a search found them (see `search`).
-            let specs = crate::search::visible_specs(&self.tools, &run.messages, self.model.searches_tools());
+            let specs = steps::visible_specs(&self.tools, &run.messages, self.model.searches_tools());
             let request = ModelRequest {
                 messages: &run.messages,
                 tools: &specs,

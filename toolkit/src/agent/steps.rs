@@ -154,7 +154,7 @@ impl Agent {
     /// each have their own id.
     pub async fn reply(&self, messages: &[Message], force_choice: bool) -> Result<ModelReply, ModelError> {
         let inner = &self.inner;
-        let specs = crate::search::visible_specs(&inner.tools, messages, inner.model.searches_tools());
+        let specs = visible_specs(&inner.tools, messages, inner.model.searches_tools());
         let choice = if force_choice { &inner.tool_choice } else { &ToolChoice::Auto };
         let request = ModelRequest {
             messages,
@@ -199,4 +199,42 @@ impl From<ToolResult> for StepResult {
     fn from(result: ToolResult) -> Self {
         StepResult { result, record: None, pending: None }
     }
+}
+
+/// The tools a model turn on `messages` is shown: every tool of `tools`, or, when some
+/// are deferred, those that are not, then each deferred tool a `search_tools` call in
+/// `messages` found, in the order found (so the list only ever grows at its end).
+/// A model that searches tools itself ([`Model::searches_tools`](crate::model::Model::searches_tools))
+/// gets every tool.
+pub(super) fn visible_specs<'a>(
+    tools: &'a crate::Toolbox,
+    messages: &[Message],
+    searches_tools: bool,
+) -> Vec<&'a crate::ToolSpec> {
+    let specs = tools.specs();
+    if !tools.has_deferred() || searches_tools {
+        return specs;
+    }
+    let searches: Vec<&str> = messages
+        .iter()
+        .filter_map(|m| if let Message::Assistant(a) = m { Some(&a.tool_calls) } else { None })
+        .flatten()
+        .filter(|call| call.name == crate::search::SEARCH_TOOLS)
+        .map(|call| call.id.as_str())
+        .collect();
+    let mut found: Vec<String> = Vec::new();
+    for message in messages {
+        if let Message::Tool { tool_call_id, content, .. } = message
+            && searches.contains(&tool_call_id.as_str())
+        {
+            for name in crate::search::found_in(content) {
+                if !found.contains(&name) {
+                    found.push(name);
+                }
+            }
+        }
+    }
+    let mut visible: Vec<&crate::ToolSpec> = specs.iter().copied().filter(|spec| !spec.deferred).collect();
+    visible.extend(found.iter().filter_map(|name| specs.iter().copied().find(|s| s.deferred && s.name == *name)));
+    visible
 }

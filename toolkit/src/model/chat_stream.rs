@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::http::unique;
-use super::openai::{Custom, WireUsage, google_signature};
+use super::openai_wire::{Custom, WireUsage, google_signature};
 use super::sse::{Chunks, Problem};
 use super::{FinishReason, ModelEvent, Usage};
 use crate::ToolCall;

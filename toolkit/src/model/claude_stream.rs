@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
-use super::anthropic::{final_answer, reply_of};
+use super::claude_reply::{final_answer, reply_of};
 use super::http::unique;
 use super::sse::{Chunks, Problem};
 use super::{ModelEvent, ResponseFormat, Usage};

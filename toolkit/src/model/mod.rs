@@ -49,6 +49,8 @@ mod anthropic;
 #[cfg(feature = "openai")]
 mod chat_stream;
 #[cfg(feature = "anthropic")]
+mod claude_reply;
+#[cfg(feature = "anthropic")]
 mod claude_stream;
 #[cfg(feature = "gemini")]
 mod gemini;
@@ -57,6 +59,8 @@ mod http;
 mod message;
 #[cfg(feature = "openai")]
 mod openai;
+#[cfg(feature = "openai")]
+mod openai_wire;
 #[cfg(feature = "openai")]
 mod responses;
 mod scripted;

@@ -8,13 +8,13 @@ use serde_json::Value;
 
 use super::chat_stream::ChatChunks;
 use super::http::{Auth, Defaults, Settings, Transport, head, unique};
+use super::openai_wire::{Custom, WireUsage, google_signature};
 use super::sse;
 use super::{
     AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ModelStream, ToolChoice,
     Usage,
 };
-use crate::spec::Freeform;
-use crate::{Target, ToolCall, ToolSpec};
+use crate::{Target, ToolCall};
 
 /// Where both OpenAI clients (Chat Completions and Responses) take their settings from.
 pub(crate) const OPENAI_DEFAULTS: Defaults = Defaults {
@@ -24,39 +24,6 @@ pub(crate) const OPENAI_DEFAULTS: Defaults = Defaults {
     model: "gpt-4o-mini",
     auth: Auth::Bearer,
 };
-
-/// The free-form tools of a request, which OpenAI calls custom tools: the model writes
-/// their input as plain text, which goes to (and comes back from) the tool's one
-/// parameter, so the rest of toolkit sees ordinary JSON arguments. Shared by both OpenAI
-/// clients.
-#[derive(Default, Clone)]
-pub(crate) struct Custom(Vec<(String, Freeform)>);
-
-impl Custom {
-    pub(crate) fn of(tools: &[&ToolSpec]) -> Self {
-        Custom(
-            tools
-                .iter()
-                .filter_map(|t| t.freeform.as_ref().map(|f| (t.name.clone(), Freeform::new(f.param.clone()))))
-                .collect(),
-        )
-    }
-
-    /// The tool `name`, if it is a custom one.
-    pub(crate) fn get(&self, name: &str) -> Option<&Freeform> {
-        self.0.iter().find(|(n, _)| n == name).map(|(_, f)| f)
-    }
-
-    /// The arguments of a custom call to `name` with this text: under the tool's
-    /// parameter, or under `input` for a tool the request did not send as custom (the
-    /// toolbox then says what it expected).
-    pub(crate) fn arguments(&self, name: &str, input: &str) -> String {
-        match self.get(name) {
-            Some(freeform) => freeform.arguments(input),
-            None => Freeform::new("input").arguments(input),
-        }
-    }
-}
 
 /// A model behind an OpenAI-compatible Chat Completions endpoint: OpenAI, DeepSeek,
 /// Ollama, vLLM, LM Studio, and any server implementing `POST {base}/chat/completions`.
@@ -83,7 +50,7 @@ impl Custom {
 /// within the timeout fails with [`ModelError::Timeout`], and is not retried (it
 /// already took the whole timeout). A refused connection fails at once with the URL.
 ///
-/// A free-form tool ([`ToolSpec::freeform`]) is sent as a custom tool; the model's
+/// A free-form tool ([`ToolSpec::freeform`](crate::ToolSpec::freeform)) is sent as a custom tool; the model's
 /// custom call (`{"type": "custom", "custom": {"name", "input"}}`) becomes a [`ToolCall`]
 /// whose arguments hold the text under the tool's parameter, and goes back the same way
 /// in the conversation.
@@ -303,12 +270,6 @@ struct WireMessage {
     extra_content: Option<Value>,
 }
 
-/// The thought signature in an `extra_content` (Gemini's OpenAI-compatible API).
-pub(super) fn google_signature(extra_content: Option<&Value>) -> Option<String> {
-    let signature = extra_content?.get("google")?.get("thought_signature")?.as_str()?;
-    (!signature.is_empty()).then(|| signature.to_string())
-}
-
 #[derive(Deserialize)]
 struct WireCall {
     #[serde(default)]
@@ -336,16 +297,6 @@ struct WireFunction {
     /// A JSON string per the API; some servers send the object itself.
     #[serde(default)]
     arguments: Value,
-}
-
-#[derive(Deserialize)]
-pub(super) struct WireUsage {
-    #[serde(default)]
-    pub(super) prompt_tokens: u64,
-    #[serde(default)]
-    pub(super) completion_tokens: u64,
-    #[serde(default)]
-    pub(super) total_tokens: Option<u64>,
 }
 
 /// Parses a Chat Completions reply: the first choice's message, its tool calls (a

@@ -28,7 +28,7 @@ use serde_json::{Map, Value, json};
 use std::collections::VecDeque;
 
 use super::http::{Settings, Transport, head, unique};
-use super::openai::Custom;
+use super::openai_wire::Custom;
 use super::sse::{self, Chunks, Problem};
 use super::{
     AssistantMessage, Echo, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage,

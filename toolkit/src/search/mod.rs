@@ -156,47 +156,8 @@ impl DynTool for SearchTools {
     }
 }
 
-/// The tools a model turn on `messages` is shown: every tool of `tools`, or, when some
-/// are deferred, those that are not, then each deferred tool a `search_tools` call in
-/// `messages` found, in the order found (so the list only ever grows at its end).
-/// A model that searches tools itself ([`Model::searches_tools`](crate::model::Model::searches_tools))
-/// gets every tool.
-pub(crate) fn visible_specs<'a>(
-    tools: &'a crate::Toolbox,
-    messages: &[crate::model::Message],
-    searches_tools: bool,
-) -> Vec<&'a ToolSpec> {
-    use crate::model::Message;
-    let specs = tools.specs();
-    if !tools.has_deferred() || searches_tools {
-        return specs;
-    }
-    let searches: Vec<&str> = messages
-        .iter()
-        .filter_map(|m| if let Message::Assistant(a) = m { Some(&a.tool_calls) } else { None })
-        .flatten()
-        .filter(|call| call.name == SEARCH_TOOLS)
-        .map(|call| call.id.as_str())
-        .collect();
-    let mut found: Vec<String> = Vec::new();
-    for message in messages {
-        if let Message::Tool { tool_call_id, content, .. } = message
-            && searches.contains(&tool_call_id.as_str())
-        {
-            for name in found_in(content) {
-                if !found.contains(&name) {
-                    found.push(name);
-                }
-            }
-        }
-    }
-    let mut visible: Vec<&ToolSpec> = specs.iter().copied().filter(|spec| !spec.deferred).collect();
-    visible.extend(found.iter().filter_map(|name| specs.iter().copied().find(|s| s.deferred && s.name == *name)));
-    visible
-}
-
 /// The names of the tools a `search_tools` result lists (empty for any other text).
-fn found_in(result: &str) -> Vec<String> {
+pub(crate) fn found_in(result: &str) -> Vec<String> {
     let Ok(value) = serde_json::from_str::<Value>(result) else { return Vec::new() };
     let Some(tools) = value.get("tools").and_then(Value::as_array) else { return Vec::new() };
     tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).map(str::to_string).collect()
