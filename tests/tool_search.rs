@@ -228,3 +228,26 @@ fn recall_on_the_bfcl_retrieval_set() {
     );
     assert!(recall5 >= 0.875 && recall1 >= 0.61, "recall@5 {recall5:.3}, recall@1 {recall1:.3}");
 }
+
+/// A per-turn filter on top of deferral: an allow-list here. The toolbox still answers
+/// a call to a tool the model was not shown (its hooks govern every call).
+#[tokio::test]
+async fn a_tool_filter_chooses_what_each_turn_shows() {
+    let model = ScriptedModel::new([
+        Turn::call(SEARCH_TOOLS, r#"{"query": "weather"}"#),
+        Turn::call("add", r#"{"a": 1, "b": 2}"#),
+        Turn::text("done"),
+    ]);
+    let allowed = ["get_weather", SEARCH_TOOLS];
+    let agent = Agent::builder(model.clone(), tools())
+        .tool_filter(move |_, tool| allowed.contains(&tool.name.as_str()))
+        .build()
+        .unwrap();
+    let run = agent.run("Weather?").await.unwrap();
+    let requests = model.requests();
+    let sent: Vec<Vec<&str>> = requests.iter().map(|r| r.tool_names()).collect();
+    assert_eq!(sent[0], [SEARCH_TOOLS]);
+    assert_eq!(sent[1], [SEARCH_TOOLS, "get_weather"]);
+    assert_eq!(run.records[1].tool, "add");
+    assert_eq!(run.records[1].content, "3", "the hidden tool still answers: the toolbox governs calls");
+}

@@ -117,6 +117,48 @@ impl AgentBuilder {
         self
     }
 
+    /// Chooses, each turn, which tools the model is shown: `filter` sees the
+    /// conversation so far and each tool (after deferral: see [`search`](crate::search))
+    /// and keeps those it returns `true` for. An allow-list, a rule on the tools'
+    /// annotations, or a choice by what the conversation is about. The toolbox and its
+    /// hooks still govern every call, whichever tools the model saw; a `tool_choice`
+    /// naming a tool the filter hides is the provider's to refuse.
+    ///
+    /// ```
+    /// use toolkit::prelude::*;
+    /// use toolkit::agent::Agent;
+    /// use toolkit::model::{Message, ScriptedModel, Turn};
+    ///
+    /// /// Read a file.
+    /// #[tool(read_only)]
+    /// fn read(path: String) -> String { path }
+    ///
+    /// /// Delete a file.
+    /// #[tool(destructive)]
+    /// fn delete(path: String) -> String { path }
+    ///
+    /// let model = ScriptedModel::new([Turn::text("ok")]);
+    /// // Destructive tools only once the user has said "delete".
+    /// let agent = Agent::builder(model.clone(), toolbox![read, delete])
+    ///     .tool_filter(|messages: &[Message], tool: &toolkit::ToolSpec| {
+    ///         !tool.annotations.destructive
+    ///             || messages.iter().any(|m| matches!(m, Message::User { content } if content.contains("delete")))
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// agent.run("What is in notes.txt?").await.unwrap();
+    /// assert_eq!(model.requests()[0].tool_names(), ["read"]);
+    /// # });
+    /// ```
+    pub fn tool_filter(
+        mut self,
+        filter: impl Fn(&[crate::model::Message], &crate::ToolSpec) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.inner.tool_filter = Some(Arc::new(filter));
+        self
+    }
+
     /// Calls `f` with every [`AgentEvent`] of every run, on the task running it.
     pub fn on_event(mut self, f: impl Fn(&AgentEvent<'_>) + Send + Sync + 'static) -> Self {
         self.inner.on_event = Some(Arc::new(f));

@@ -167,7 +167,13 @@ struct Inner {
     /// The hooks a resumed turn adds when the agent is not durable: a ledger in memory
     /// for the calls resumed with a decision.
     resume_hooks: Vec<Hook>,
+    /// Which tools each turn shows the model ([`AgentBuilder::tool_filter`]).
+    tool_filter: Option<Arc<ToolFilter>>,
 }
+
+/// A per-turn choice of the tools the model is shown: the conversation so far and one
+/// tool; `false` leaves the tool out of that turn's request.
+pub type ToolFilter = dyn Fn(&[Message], &crate::ToolSpec) -> bool + Send + Sync;
 
 /// What a run does with an answer cut by the token limit (`finish_reason: length`).
 ///
@@ -209,6 +215,7 @@ impl Agent {
                 answer_retries: 2,
                 store: None,
                 resume_hooks: Vec::new(),
+                tool_filter: None,
             },
             problem: None,
         }
@@ -604,7 +611,12 @@ impl Inner {
             run.iterations = iteration;
             emit(&on_event, &AgentEvent::TurnStarted { iteration });
             // Deferred tools join once a search found them (see `search`).
-            let specs = steps::visible_specs(&self.tools, &run.messages, self.model.searches_tools());
+            let specs = steps::visible_specs(
+                &self.tools,
+                &run.messages,
+                self.model.searches_tools(),
+                self.tool_filter.as_deref(),
+            );
             let request = ModelRequest {
                 messages: &run.messages,
                 tools: &specs,

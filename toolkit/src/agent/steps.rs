@@ -154,7 +154,7 @@ impl Agent {
     /// each have their own id.
     pub async fn reply(&self, messages: &[Message], force_choice: bool) -> Result<ModelReply, ModelError> {
         let inner = &self.inner;
-        let specs = visible_specs(&inner.tools, messages, inner.model.searches_tools());
+        let specs = visible_specs(&inner.tools, messages, inner.model.searches_tools(), inner.tool_filter.as_deref());
         let choice = if force_choice { &inner.tool_choice } else { &ToolChoice::Auto };
         let request = ModelRequest {
             messages,
@@ -205,12 +205,22 @@ impl From<ToolResult> for StepResult {
 /// are deferred, those that are not, then each deferred tool a `search_tools` call in
 /// `messages` found, in the order found (so the list only ever grows at its end).
 /// A model that searches tools itself ([`Model::searches_tools`](crate::model::Model::searches_tools))
-/// gets every tool.
+/// gets every tool. Then the agent's filter, if any, keeps the tools it lets through.
 pub(super) fn visible_specs<'a>(
     tools: &'a crate::Toolbox,
     messages: &[Message],
     searches_tools: bool,
+    filter: Option<&super::ToolFilter>,
 ) -> Vec<&'a crate::ToolSpec> {
+    let mut visible = found_specs(tools, messages, searches_tools);
+    if let Some(filter) = filter {
+        visible.retain(|spec| filter(messages, spec));
+    }
+    visible
+}
+
+/// The tools a turn shows before the agent's filter (see [`visible_specs`]).
+fn found_specs<'a>(tools: &'a crate::Toolbox, messages: &[Message], searches_tools: bool) -> Vec<&'a crate::ToolSpec> {
     let specs = tools.specs();
     if !tools.has_deferred() || searches_tools {
         return specs;
