@@ -251,3 +251,87 @@ async fn a_tool_filter_chooses_what_each_turn_shows() {
     assert_eq!(run.records[1].tool, "add");
     assert_eq!(run.records[1].content, "3", "the hidden tool still answers: the toolbox governs calls");
 }
+
+/// `ToolChoice::Allowed` in each provider's shape: OpenAI's `allowed_tools` with every
+/// tool still sent; Gemini's `allowedFunctionNames` when a call is required, else only
+/// the allowed tools; Anthropic only the allowed tools.
+#[tokio::test]
+async fn allowed_tools_take_each_providers_shape() {
+    use support::provider::{Provider, ok};
+    use toolkit::model::{
+        Anthropic, Gemini, Message, Model, ModelRequest, OpenAiCompatible, OpenAiResponses, ToolChoice,
+    };
+    // Two tools sent in full (the deferral of `get_weather` is not what this is about).
+    let owned: Vec<ToolSpec> = [add::spec(), get_weather::spec()].map(|s| s.clone().with_deferred(false)).to_vec();
+    let specs: Vec<&ToolSpec> = owned.iter().collect();
+    let messages = [Message::user("hi")];
+    let auto = ToolChoice::Allowed { tools: vec!["get_weather".into()], required: false };
+    let required = ToolChoice::Allowed { tools: vec!["get_weather".into()], required: true };
+    let names = |body: &Value, key: &str| -> Vec<String> {
+        body["tools"].as_array().unwrap().iter().map(|t| t[key].as_str().unwrap_or_default().to_string()).collect()
+    };
+
+    let chat_reply =
+        json!({"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}]});
+    let server = Provider::start("/v1/chat/completions", [ok(chat_reply)]).await;
+    let chat = OpenAiCompatible::builder().base_url(format!("{}/v1", server.base_url)).api_key("k").build().unwrap();
+    chat.complete(ModelRequest::new(&messages, &specs).tool_choice(&auto)).await.unwrap();
+    let body = &server.received()[0].body;
+    assert_eq!(
+        body["tool_choice"],
+        json!({"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": [{"type": "function", "function": {"name": "get_weather"}}]}})
+    );
+    assert_eq!(body["tools"].as_array().unwrap().len(), 2, "every tool stays: the prompt cache holds");
+
+    let responses_reply = json!({"status": "completed", "output": [{"type": "message", "content": [{"type": "output_text", "text": "ok"}]}]});
+    let server = Provider::start("/v1/responses", [ok(responses_reply)]).await;
+    let responses =
+        OpenAiResponses::builder().base_url(format!("{}/v1", server.base_url)).api_key("k").build().unwrap();
+    responses.complete(ModelRequest::new(&messages, &specs).tool_choice(&required)).await.unwrap();
+    let body = &server.received()[0].body;
+    assert_eq!(
+        body["tool_choice"],
+        json!({"type": "allowed_tools", "mode": "required", "tools": [{"type": "function", "name": "get_weather"}]})
+    );
+    assert_eq!(names(body, "name"), ["add", "get_weather"]);
+
+    let claude_reply = json!({"content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 1}});
+    let server = Provider::start("/v1/messages", [ok(claude_reply.clone()), ok(claude_reply)]).await;
+    let claude = Anthropic::builder().base_url(&server.base_url).api_key("k").build().unwrap();
+    claude.complete(ModelRequest::new(&messages, &specs).tool_choice(&auto)).await.unwrap();
+    claude.complete(ModelRequest::new(&messages, &specs).tool_choice(&required)).await.unwrap();
+    let received = server.received();
+    assert_eq!(names(&received[0].body, "name"), ["get_weather"]);
+    assert_eq!(received[0].body["tool_choice"], json!({"type": "auto"}));
+    assert_eq!(received[1].body["tool_choice"], json!({"type": "any"}));
+
+    let gemini_reply =
+        json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}]});
+    let server =
+        Provider::start("/v1beta/models/gemini-3-test:generateContent", [ok(gemini_reply.clone()), ok(gemini_reply)])
+            .await;
+    let gemini = Gemini::builder()
+        .base_url(format!("{}/v1beta", server.base_url))
+        .api_key("k")
+        .model("gemini-3-test")
+        .build()
+        .unwrap();
+    gemini.complete(ModelRequest::new(&messages, &specs).tool_choice(&required)).await.unwrap();
+    gemini.complete(ModelRequest::new(&messages, &specs).tool_choice(&auto)).await.unwrap();
+    let received = server.received();
+    let declared = |body: &Value| -> Vec<String> {
+        body["tools"][0]["functionDeclarations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        received[0].body["toolConfig"]["functionCallingConfig"],
+        json!({"mode": "ANY", "allowedFunctionNames": ["get_weather"]})
+    );
+    assert_eq!(declared(&received[0].body), ["add", "get_weather"]);
+    assert_eq!(received[1].body["toolConfig"]["functionCallingConfig"], json!({"mode": "AUTO"}));
+    assert_eq!(declared(&received[1].body), ["get_weather"]);
+}

@@ -199,9 +199,12 @@ impl AgentBuilder {
         if self.inner.max_iterations == 0 {
             self.problem.get_or_insert(AgentBuildError::NoIterations);
         }
-        if let ToolChoice::Tool(name) = &self.inner.tool_choice
-            && self.inner.tools.spec(name).is_none()
-        {
+        let named: &[String] = match &self.inner.tool_choice {
+            ToolChoice::Tool(name) => std::slice::from_ref(name),
+            ToolChoice::Allowed { tools, .. } => tools,
+            _ => &[],
+        };
+        if let Some(name) = named.iter().find(|name| self.inner.tools.spec(name).is_none()) {
             let available = self.inner.tools.names().iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
             self.problem.get_or_insert(AgentBuildError::UnknownToolChoice { name: name.clone(), available });
         }

@@ -221,6 +221,8 @@ fn body(model: &str, max_tokens: u32, cache_tools: bool, request: &ModelRequest<
         .tools
         .iter()
         .filter(|spec| !(deferring && spec.name == SEARCH_TOOLS))
+        // No `allowed_tools` here: only the allowed tools are sent.
+        .filter(|spec| request.tool_choice.sendable(spec))
         .map(|spec| {
             let mut tool = spec.export(Target::Anthropic);
             if spec.deferred {
@@ -266,6 +268,9 @@ fn body(model: &str, max_tokens: u32, cache_tools: bool, request: &ModelRequest<
             ToolChoice::None => json!({"type": "none"}),
             ToolChoice::Required => json!({"type": "any"}),
             ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
+            ToolChoice::Allowed { required: true, .. } => json!({"type": "any"}),
+            ToolChoice::Allowed { .. } if request.response_format.is_some() => json!({"type": "any"}),
+            ToolChoice::Allowed { .. } => json!({"type": "auto"}),
         };
         // `none` takes no parallelism flag.
         if !request.parallel_tool_calls && *request.tool_choice != ToolChoice::None {

@@ -148,13 +148,23 @@ fn body(request: &ModelRequest<'_>) -> Value {
     }
     body.insert("contents".into(), Value::Array(contents));
     if !request.tools.is_empty() {
-        let declarations: Vec<Value> = request.tools.iter().map(|spec| spec.export(Target::Gemini)).collect();
+        // Gemini restricts calls to named functions only when a call is required;
+        // otherwise only the allowed tools are sent.
+        let emulated = matches!(request.tool_choice, ToolChoice::Allowed { required: false, .. });
+        let declarations: Vec<Value> = request
+            .tools
+            .iter()
+            .filter(|spec| !emulated || request.tool_choice.sendable(spec))
+            .map(|spec| spec.export(Target::Gemini))
+            .collect();
         body.insert("tools".into(), json!([{"functionDeclarations": declarations}]));
         let config = match request.tool_choice {
             ToolChoice::Auto => json!({"mode": "AUTO"}),
             ToolChoice::None => json!({"mode": "NONE"}),
             ToolChoice::Required => json!({"mode": "ANY"}),
             ToolChoice::Tool(name) => json!({"mode": "ANY", "allowedFunctionNames": [name]}),
+            ToolChoice::Allowed { tools, required: true } => json!({"mode": "ANY", "allowedFunctionNames": tools}),
+            ToolChoice::Allowed { required: false, .. } => json!({"mode": "AUTO"}),
         };
         body.insert("toolConfig".into(), json!({"functionCallingConfig": config}));
     }

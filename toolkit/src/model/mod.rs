@@ -384,6 +384,11 @@ impl AddAssign for Usage {
     }
 }
 
+/// OpenAI's `mode` of an `allowed_tools` choice.
+pub(crate) fn allowed_mode(required: bool) -> &'static str {
+    if required { "required" } else { "auto" }
+}
+
 /// Whether, and which, tools the model must call (`tool_choice`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ToolChoice {
@@ -396,6 +401,17 @@ pub enum ToolChoice {
     Required,
     /// The model must call this tool.
     Tool(String),
+    /// The model may call only these tools (and must call one when `required`), while
+    /// every tool stays in the request: OpenAI's `allowed_tools`, which keeps the
+    /// prompt cache; Gemini's `allowedFunctionNames` when `required`. Where the provider
+    /// has no such field (Anthropic; Gemini when not `required`), only these tools are
+    /// sent.
+    Allowed {
+        /// The names of the tools the model may call.
+        tools: Vec<String>,
+        /// Whether it must call one of them.
+        required: bool,
+    },
 }
 
 impl ToolChoice {
@@ -415,12 +431,28 @@ impl ToolChoice {
             ToolChoice::None => json!("none"),
             ToolChoice::Required => json!("required"),
             ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
+            ToolChoice::Allowed { tools, required } => {
+                let tools: Vec<Value> =
+                    tools.iter().map(|name| json!({"type": "function", "function": {"name": name}})).collect();
+                json!({"type": "allowed_tools", "allowed_tools": {"mode": allowed_mode(*required), "tools": tools}})
+            }
         }
     }
 
-    /// True when the model is made to call a tool (`required` or a named tool).
+    /// True when the model is made to call a tool (`required`, a named tool, or one of
+    /// the allowed tools when they are required).
     pub fn forces_a_call(&self) -> bool {
-        matches!(self, ToolChoice::Required | ToolChoice::Tool(_))
+        matches!(self, ToolChoice::Required | ToolChoice::Tool(_) | ToolChoice::Allowed { required: true, .. })
+    }
+
+    /// The tools a request may send when the provider has no `allowed_tools`: only the
+    /// allowed ones (all of them for any other choice).
+    #[cfg(any(feature = "anthropic", feature = "gemini"))]
+    pub(crate) fn sendable(&self, spec: &ToolSpec) -> bool {
+        match self {
+            ToolChoice::Allowed { tools, .. } => tools.contains(&spec.name),
+            _ => true,
+        }
     }
 }
 

@@ -164,10 +164,16 @@ impl<'a> Body<'a> {
         // servers reject them then.
         let with_tools = !tools.is_empty();
         let custom = Custom::of(request.tools);
+        let named = |name: &String| match custom.get(name) {
+            Some(_) => serde_json::json!({"type": "custom", "custom": {"name": name}}),
+            None => serde_json::json!({"type": "function", "function": {"name": name}}),
+        };
         let tool_choice = match request.tool_choice {
-            ToolChoice::Tool(name) if custom.get(name).is_some() => {
-                serde_json::json!({"type": "custom", "custom": {"name": name}})
-            }
+            ToolChoice::Tool(name) => named(name),
+            ToolChoice::Allowed { tools, required } => serde_json::json!({
+                "type": "allowed_tools",
+                "allowed_tools": {"mode": super::allowed_mode(*required), "tools": tools.iter().map(named).collect::<Vec<_>>()}
+            }),
             other => other.to_json(),
         };
         Body {

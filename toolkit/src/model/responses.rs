@@ -175,12 +175,20 @@ fn body(model: &str, request: &ModelRequest<'_>) -> Value {
             tools.push(json!({"type": "programmatic_tool_calling"}));
         }
         body.insert("tools".into(), Value::Array(tools));
+        let named = |name: &String| {
+            let kind = if custom.get(name).is_some() { "custom" } else { "function" };
+            json!({"type": kind, "name": name})
+        };
         let choice = match request.tool_choice {
             ToolChoice::Auto => json!("auto"),
             ToolChoice::None => json!("none"),
             ToolChoice::Required => json!("required"),
-            ToolChoice::Tool(name) if custom.get(name).is_some() => json!({"type": "custom", "name": name}),
-            ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
+            ToolChoice::Tool(name) => named(name),
+            ToolChoice::Allowed { tools, required } => json!({
+                "type": "allowed_tools",
+                "mode": super::allowed_mode(*required),
+                "tools": tools.iter().map(named).collect::<Vec<_>>()
+            }),
         };
         body.insert("tool_choice".into(), choice);
         body.insert("parallel_tool_calls".into(), Value::Bool(request.parallel_tool_calls));
