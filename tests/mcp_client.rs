@@ -160,3 +160,19 @@ async fn remote_names_that_clash_once_cleaned_are_told_apart_and_all_added() {
     let answer = tools.call(ToolCall::new("1", "a_b_3", "{}")).await;
     assert_eq!(answer.content, "called 'a b'");
 }
+
+/// A server's tools imported deferred: the toolbox gains `search_tools`, which finds
+/// them by what they do; they still run remotely when called.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_imported_deferred_are_found_by_search() {
+    let remote = connect("mcp-client-deferred").await.with_prefix("ex_").with_deferred(true);
+    let mut tools = Toolbox::new();
+    remote.add_to(&mut tools).expect("names are free");
+    assert!(tools.has_deferred() && tools.is_deferred("ex_get_weather"));
+    assert_eq!(tools.names()[1], toolkit::search::SEARCH_TOOLS, "with the first deferred tool");
+    let found = tools.call(ToolCall::new("1", "search_tools", r#"{"query": "weather forecast", "limit": 1}"#)).await;
+    let found: serde_json::Value = serde_json::from_str(&found.content).unwrap();
+    assert_eq!(found["tools"][0]["name"], "ex_get_weather", "{found}");
+    let ok = tools.call(ToolCall::new("2", "ex_get_weather", r#"{"location":"Paris"}"#)).await;
+    assert!(ok.content.contains(r#""conditions":"overcast""#), "{}", ok.content);
+}

@@ -48,6 +48,8 @@ pub struct McpTools {
     tools: Vec<Tool>,
     prefix: String,
     timeout: Option<Duration>,
+    /// Whether the imported tools are deferred ([`with_deferred`](McpTools::with_deferred)).
+    deferred: bool,
 }
 
 impl std::fmt::Debug for McpTools {
@@ -141,7 +143,10 @@ impl McpTools {
                 return Err(refused(format!("the server listed more than {MAX_TOOLS} tools")));
             }
             match page.next_cursor {
-                None => return Ok(McpTools { client: Arc::new(client), tools, prefix: String::new(), timeout: None }),
+                None => {
+                    let client = Arc::new(client);
+                    return Ok(McpTools { client, tools, prefix: String::new(), timeout: None, deferred: false });
+                }
                 Some(next) if !seen.insert(next.clone()) => {
                     return Err(refused(format!("the server gave the cursor `{next}` twice")));
                 }
@@ -163,6 +168,14 @@ impl McpTools {
     /// toolbox's [`Limits::default_timeout`](crate::Limits::default_timeout)).
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Imports the tools deferred: a toolbox does not send them to the model until its
+    /// `search_tools` finds them (see [`search`](crate::search)), so a large server's
+    /// tools cost nothing in the prompt until needed.
+    pub fn with_deferred(mut self, deferred: bool) -> Self {
+        self.deferred = deferred;
         self
     }
 
@@ -207,7 +220,7 @@ impl McpTools {
         if let Some(timeout) = self.timeout {
             spec = spec.with_timeout(timeout);
         }
-        spec
+        spec.with_deferred(self.deferred)
     }
 
     /// Adds every tool to `toolbox` as a run-time tool; returns how many. Fails, adding
