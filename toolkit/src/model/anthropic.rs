@@ -385,7 +385,8 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
         Usage::new(prompt, u.output_tokens)
     });
     let container = reply.container.as_ref().and_then(|c| c["id"].as_str().or(c.as_str())).map(str::to_string);
-    Ok(reply_of(reply.content, reply.stop_reason.as_deref(), usage, container))
+    reply_of(reply.content, reply.stop_reason.as_deref(), usage, container)
+        .map_err(|message| ModelError::MalformedResponse { message })
 }
 
 #[cfg(test)]
@@ -450,5 +451,12 @@ mod tests {
         }
         let e = parse_reply("<html>overloaded</html>").unwrap_err();
         assert!(e.to_string().contains("<html>overloaded"), "{e}");
+    }
+
+    #[test]
+    fn a_tool_use_without_its_name_is_an_error_not_a_dropped_call() {
+        let e = parse_reply(r#"{"content":[{"type":"tool_use","id":"t1","input":{}}],"stop_reason":"tool_use"}"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("a content block this client cannot read"), "{e}");
     }
 }

@@ -62,17 +62,24 @@ fn needs_echo(block: &Value) -> bool {
 
 /// A reply from its content blocks (as they came), stop reason, usage and container:
 /// the text of its `text` blocks, a call per `tool_use` block, and, when a block would
-/// be lost by rebuilding the message, every block and the container in its echo.
+/// be lost by rebuilding the message, every block and the container in its echo. A
+/// known block that does not read is an error.
 pub(super) fn reply_of(
     content: Vec<Value>,
     stop_reason: Option<&str>,
     usage: Usage,
     container: Option<String>,
-) -> ModelReply {
+) -> Result<ModelReply, String> {
     let mut text = String::new();
     let mut tool_calls = Vec::new();
     for block in &content {
-        match Block::deserialize(block).unwrap_or(Block::Other) {
+        // A known block that does not read (a `tool_use` without its name) is an error,
+        // not a call dropped in silence; an unknown type is `Other`.
+        let read = Block::deserialize(block).map_err(|e| {
+            let text = block.to_string();
+            format!("a content block this client cannot read ({e}): {}", text.chars().take(200).collect::<String>())
+        })?;
+        match read {
             Block::Text { text: piece } => text.push_str(&piece),
             Block::ToolUse { id, name, input } => {
                 let id = id.filter(|id| !id.is_empty()).unwrap_or_else(|| format!("toolu_{}", unique()));
@@ -91,7 +98,7 @@ pub(super) fn reply_of(
     let echo = content.iter().any(needs_echo).then(|| Echo { container, ..Echo::new(ECHO, content) });
     let message =
         AssistantMessage { content: (!text.is_empty()).then_some(text), tool_calls, echo, ..Default::default() };
-    ModelReply { message, finish_reason, usage }
+    Ok(ModelReply { message, finish_reason, usage })
 }
 
 /// `stop_reason` as a [`FinishReason`].

@@ -126,7 +126,7 @@ impl Chunks for ClaudeChunks {
             }
             _ => {
                 // message_stop
-                self.flush(out);
+                self.flush(out)?;
                 return Ok(true);
             }
         }
@@ -153,7 +153,7 @@ impl ClaudeChunks {
 
     /// The whole reply, read as a non-streamed reply is: its calls, echo, usage and
     /// finish.
-    fn flush(&mut self, out: &mut VecDeque<ModelEvent>) {
+    fn flush(&mut self, out: &mut VecDeque<ModelEvent>) -> Result<(), Problem> {
         let content: Vec<Value> = std::mem::take(&mut self.blocks)
             .into_iter()
             .flatten()
@@ -166,7 +166,7 @@ impl ClaudeChunks {
             })
             .collect();
         let usage = Usage::new(self.input_tokens, self.output_tokens);
-        let mut reply = reply_of(content, self.stop_reason.as_deref(), usage, self.container.take());
+        let mut reply = reply_of(content, self.stop_reason.as_deref(), usage, self.container.take())?;
         if let Some(format) = &self.typed {
             reply = final_answer(reply, format);
             if let Some(answer) = reply.message.content.take() {
@@ -179,5 +179,63 @@ impl ClaudeChunks {
         }
         out.push_back(ModelEvent::Usage(reply.usage));
         out.push_back(ModelEvent::Finished(reply.finish_reason));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A streamed thinking block comes back whole, signature included, in the echo.
+    #[test]
+    fn thinking_and_its_signature_are_assembled_for_the_echo() {
+        let events = [
+            ("message_start", r#"{"type":"message_start","message":{"usage":{"input_tokens":5}}}"#),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Add "}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"them."}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig=="}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t1","name":"add","input":{}}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\":1}"}}"#,
+            ),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}"#,
+            ),
+            ("message_stop", r#"{"type":"message_stop"}"#),
+        ];
+        let (mut chunks, mut out) = (ClaudeChunks::default(), VecDeque::new());
+        for (name, data) in events {
+            chunks.event(name, data, &mut out).unwrap();
+        }
+        let echo = out.iter().find_map(|e| if let ModelEvent::Echo(echo) = e { Some(echo.clone()) } else { None });
+        let echo = echo.expect("a reply with thinking is echoed");
+        assert_eq!(
+            echo.items[0],
+            serde_json::json!({"type": "thinking", "thinking": "Add them.", "signature": "sig=="})
+        );
+        assert_eq!(
+            echo.items[1],
+            serde_json::json!({"type": "tool_use", "id": "t1", "name": "add", "input": {"a": 1}})
+        );
+        assert!(out.iter().any(|e| matches!(e, ModelEvent::ToolCall(call) if call.arguments == r#"{"a":1}"#)));
     }
 }

@@ -336,12 +336,15 @@ fn parse_reply(text: &str, custom: &Custom) -> Result<ModelReply, ModelError> {
                     };
                     (function.name, arguments)
                 }
-                (None, None) => (String::new(), String::new()),
+                (None, None) => {
+                    let message = format!("tool call `{id}` has neither a `function` nor a `custom` part");
+                    return Err(ModelError::MalformedResponse { message });
+                }
             };
             let thought_signature = google_signature(c.extra_content.as_ref());
-            ToolCall { thought_signature, ..ToolCall::new(id, name, arguments) }
+            Ok(ToolCall { thought_signature, ..ToolCall::new(id, name, arguments) })
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     let finish_reason = match choice.finish_reason.as_deref() {
         Some(name) => {
             let reason = FinishReason::parse(name);
@@ -403,5 +406,15 @@ mod tests {
         assert!(e.to_string().contains("no choices"), "{e}");
         let e = parse_reply("<html>bad gateway</html>", &Custom::default()).unwrap_err();
         assert!(e.to_string().contains("<html>bad gateway"), "{e}");
+    }
+
+    #[test]
+    fn a_call_with_neither_function_nor_custom_is_an_error() {
+        let e = parse_reply(
+            r#"{"choices":[{"message":{"tool_calls":[{"id":"c1","type":"mystery"}]},"finish_reason":"tool_calls"}]}"#,
+            &Custom::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("tool call `c1` has neither"), "{e}");
     }
 }

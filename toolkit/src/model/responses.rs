@@ -370,6 +370,12 @@ impl Chunks for ResponsesChunks {
     }
 }
 
+/// A call's id: its `call_id` (what its output names), else its item `id`, else one made
+/// up (the loop pairs results by id).
+fn call_id_of(call_id: Option<String>, id: Option<String>) -> String {
+    call_id.or(id).filter(|id| !id.is_empty()).unwrap_or_else(|| format!("call_{}", unique()))
+}
+
 /// Parses a Responses-API reply; the calls of `custom` tools carry their text as the
 /// tool's parameter.
 fn parse_reply(text: &str, custom: &Custom) -> Result<ModelReply, ModelError> {
@@ -397,7 +403,12 @@ fn parse_reply(text: &str, custom: &Custom) -> Result<ModelReply, ModelError> {
         .any(needs_echo)
         .then(|| Echo::new(ECHO, reply.output.iter().filter(|i| i["type"] != "reasoning").cloned().collect()));
     for item in &reply.output {
-        match Item::deserialize(item).unwrap_or(Item::Other) {
+        // A known item that does not read (a call without its name) is an error, not
+        // a call dropped in silence; an unknown type is `Other`.
+        let item = Item::deserialize(item).map_err(|e| ModelError::MalformedResponse {
+            message: format!("an output item this client cannot read ({e}): {}", head(&item.to_string(), 200)),
+        })?;
+        match item {
             Item::Message { content: parts } => {
                 for part in parts {
                     match part {
@@ -408,13 +419,11 @@ fn parse_reply(text: &str, custom: &Custom) -> Result<ModelReply, ModelError> {
                 }
             }
             Item::FunctionCall { call_id, id, name, arguments } => {
-                let id = call_id.or(id).filter(|id| !id.is_empty()).unwrap_or_else(|| format!("call_{}", unique()));
-                tool_calls.push(ToolCall::new(id, name, arguments));
+                tool_calls.push(ToolCall::new(call_id_of(call_id, id), name, arguments));
             }
             Item::CustomToolCall { call_id, id, name, input } => {
-                let id = call_id.or(id).filter(|id| !id.is_empty()).unwrap_or_else(|| format!("call_{}", unique()));
                 let arguments = custom.arguments(&name, &input);
-                tool_calls.push(ToolCall::new(id, name, arguments));
+                tool_calls.push(ToolCall::new(call_id_of(call_id, id), name, arguments));
             }
             Item::Other => {}
         }
@@ -535,5 +544,18 @@ mod tests {
         let delta = r#"{"type":"response.refusal.delta","delta":"No."}"#;
         assert_eq!(refusals(&[("response.refusal.delta", delta), ("response.completed", completed)]), ["No."]);
         assert_eq!(refusals(&[("response.completed", completed)]), ["No."]);
+    }
+
+    #[test]
+    fn a_call_item_without_its_name_is_an_error_not_a_dropped_call() {
+        let e = parse_reply(
+            r#"{"status":"completed","output":[{"type":"function_call","call_id":"c1","arguments":"{}"}]}"#,
+            &Custom::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("an output item this client cannot read"), "{e}");
+        let unknown =
+            parse_reply(r#"{"status":"completed","output":[{"type":"web_search_call","id":"w"}]}"#, &Custom::default());
+        assert!(unknown.unwrap().message.tool_calls.is_empty(), "an unknown item type is skipped");
     }
 }
