@@ -212,7 +212,7 @@ async fn floor_add(call: ToolCall) -> ToolResult {
     }
     match serde_json::from_str::<Args2>(&arguments) {
         Ok(Args2 { a, b }) => match serde_json::to_string(&add(a, b)) {
-            Ok(content) => ToolResult { call_id: id, name, content, error: None },
+            Ok(content) => ToolResult { call_id: id, name, content, parts: Vec::new(), error: None },
             Err(e) => floor_error(id, name, e.to_string()),
         },
         Err(e) => floor_error(id, name, e.to_string()),
@@ -228,7 +228,7 @@ async fn floor_forecast(call: ToolCall) -> ToolResult {
     match serde_json::from_str::<Args5>(&arguments) {
         Ok(Args5 { location, unit, days, hourly, lang }) => {
             match serde_json::to_string(&forecast(location, unit, days, hourly, lang).await) {
-                Ok(content) => ToolResult { call_id: id, name, content, error: None },
+                Ok(content) => ToolResult { call_id: id, name, content, parts: Vec::new(), error: None },
                 Err(e) => floor_error(id, name, e.to_string()),
             }
         }
@@ -452,7 +452,10 @@ impl<F: Fn(ToolCall) -> ToolResult, B: Fn(ToolCall) -> ToolResult> Case<F, B> {
                 let outcome = drive(self.toolbox.call_ref(ToolCallRef::new(&c.id, &c.name, &c.arguments)));
                 let ToolCall { id, name, .. } = c;
                 match outcome {
-                    Ok(content) => ToolResult { call_id: id, name, content, error: None },
+                    Ok(output) => {
+                        let (content, parts) = output.into_parts();
+                        ToolResult { call_id: id, name, content, parts, error: None }
+                    }
                     Err(e) => ToolResult::failed(id, name, e),
                 }
             }),

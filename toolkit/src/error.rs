@@ -57,6 +57,9 @@ pub enum ErrorKind {
     /// may not have taken effect ([`EffectLedger`](crate::hooks::EffectLedger)): it is not
     /// run again without a person or a `reconcile` function deciding.
     InDoubt,
+    /// The result (its text and the bytes of its parts) was larger than
+    /// [`Limits::max_result_bytes`](crate::Limits::max_result_bytes).
+    ResultTooLarge,
 }
 
 impl ErrorKind {
@@ -80,6 +83,7 @@ impl ErrorKind {
             ErrorKind::Blocked => "blocked",
             ErrorKind::Deferred => "deferred",
             ErrorKind::InDoubt => "in_doubt",
+            ErrorKind::ResultTooLarge => "result_too_large",
         }
     }
 

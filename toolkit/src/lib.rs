@@ -73,6 +73,7 @@ mod nearest;
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub mod otel;
+pub mod parts;
 pub mod progress;
 pub mod record;
 pub mod schema;

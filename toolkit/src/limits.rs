@@ -24,16 +24,32 @@ pub struct Limits {
     /// retried). A tool's declared [`RetryPolicy`](crate::RetryPolicy) may go past it:
     /// its `retries` are its own limit.
     pub max_retries: u32,
+    /// The largest result accepted from a tool, in bytes: its text and the bytes of its
+    /// [parts](crate::parts) together (default 20 MiB, under every provider's request
+    /// limit). A larger result is an [`ErrorKind::ResultTooLarge`](crate::ErrorKind::ResultTooLarge)
+    /// the model reads.
+    pub max_result_bytes: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_argument_bytes: 1 << 20, concurrency: 16, default_timeout: None, max_retries: 2 }
+        Limits {
+            max_argument_bytes: 1 << 20,
+            concurrency: 16,
+            default_timeout: None,
+            max_retries: 2,
+            max_result_bytes: 20 << 20,
+        }
     }
 }
 
 impl Limits {
     /// No size limit: for arguments a hook rewrote (the size limit is the model's only).
-    pub(crate) const UNLIMITED: Limits =
-        Limits { max_argument_bytes: usize::MAX, concurrency: 16, default_timeout: None, max_retries: 2 };
+    pub(crate) const UNLIMITED: Limits = Limits {
+        max_argument_bytes: usize::MAX,
+        concurrency: 16,
+        default_timeout: None,
+        max_retries: 2,
+        max_result_bytes: 20 << 20,
+    };
 }

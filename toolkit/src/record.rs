@@ -179,6 +179,10 @@ pub struct CallRecord {
     pub outcome: Outcome,
     /// The model-visible text of the result.
     pub content: String,
+    /// What the result carried besides text: each part's kind, MIME type, size and
+    /// SHA-256, never its bytes (empty for a text result; left out of the JSON then).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<crate::parts::PartSummary>,
     /// Operator-only detail of a failure, if any.
     pub detail: Option<String>,
     /// The hooks that acted, in order.

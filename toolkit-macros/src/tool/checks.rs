@@ -41,7 +41,7 @@ pub fn output_checks(m: &ToolModel) -> TokenStream {
     let json = match &m.output {
         OutputKind::Json => true,
         OutputKind::Result { ok, .. } => matches!(**ok, OutputKind::Json),
-        OutputKind::Unit | OutputKind::Text => false,
+        OutputKind::Unit | OutputKind::Text | OutputKind::Parts => false,
     };
     if !json {
         return quote!();

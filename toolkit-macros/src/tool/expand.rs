@@ -245,6 +245,11 @@ fn convert(m: &ToolModel, kind: &OutputKind, value: TokenStream) -> TokenStream 
     match kind {
         OutputKind::Unit => quote!({ let () = #value; #p::Ok(#p::Output::unit()) }),
         OutputKind::Text => quote!(#p::Ok(#p::Output::text(#value))),
+        OutputKind::Parts => {
+            // At the type's own name (`File` of `std::fs::File`), which is what is wrong.
+            let at = super::last_segment(&m.output_ty).map_or(m.output_span, |s| s.ident.span());
+            located_at(quote!(#p::Ok(#p::IntoOutput::into_output(#value))), at)
+        }
         OutputKind::Json => {
             // Whether the type serializes is checked once, by `output_checks`.
             let json = quote! {{

@@ -70,6 +70,9 @@ pub enum OutputKind {
     Text,
     /// Sent as JSON; the type is `ToolModel::output_ty`.
     Json,
+    /// Text and parts (images, audio, files, links): `toolkit::Output`, a part type, a
+    /// `Part` or a `Vec<Part>`, turned into an `Output` by `IntoOutput`.
+    Parts,
     Result {
         ok: Box<OutputKind>,
         err: Option<Box<Type>>,
@@ -213,6 +216,9 @@ fn nameable(mut ty: Type, self_ty: Option<&Type>) -> (Type, bool) {
     (ty, fix.borrows)
 }
 
+/// The output types sent as text and parts (`toolkit::Output` and `toolkit::parts`'s).
+const PART_TYPES: [&str; 6] = ["Output", "Image", "Audio", "File", "ResourceLink", "Part"];
+
 fn classify_output(ty: &Type, errors: &mut Errors, top: bool) -> OutputKind {
     match ty {
         Type::Tuple(t) if t.elems.is_empty() => OutputKind::Unit,
@@ -233,6 +239,15 @@ fn classify_output(ty: &Type, errors: &mut Errors, top: bool) -> OutputKind {
         }
         _ => match last_segment(ty) {
             Some(s) if s.ident == "String" => OutputKind::Text,
+            // The types of `toolkit::parts` (and `Output`): by name, like `String`; a
+            // type of another crate with one of these names gets `IntoOutput`'s message.
+            Some(s) if PART_TYPES.iter().any(|t| s.ident == t) && s.arguments.is_none() => OutputKind::Parts,
+            Some(s)
+                if s.ident == "Vec"
+                    && type_args(s).first().is_some_and(|t| last_segment(t).is_some_and(|s| s.ident == "Part")) =>
+            {
+                OutputKind::Parts
+            }
             Some(s)
                 if s.ident == "Cow"
                     && type_args(s).first().is_some_and(|t| last_segment(t).is_some_and(|s| s.ident == "str")) =>
@@ -446,7 +461,7 @@ pub fn build(
     let json = match &output {
         OutputKind::Json => true,
         OutputKind::Result { ok, .. } => matches!(**ok, OutputKind::Json),
-        OutputKind::Unit | OutputKind::Text => false,
+        OutputKind::Unit | OutputKind::Text | OutputKind::Parts => false,
     };
     let keeps_raw = json && !borrows;
     if options.programmatic.is_present() && !json {
@@ -454,7 +469,11 @@ pub fn build(
             OutputKind::Result { ok, .. } => &**ok,
             other => other,
         };
-        let what = if matches!(ok, OutputKind::Unit) { "nothing" } else { "text" };
+        let what = match ok {
+            OutputKind::Unit => "nothing",
+            OutputKind::Parts => "text and parts",
+            _ => "text",
+        };
         errors.at_span(
             output_span,
             format!("a `programmatic` tool returns JSON the program that calls it reads, and this one returns {what}: return a struct that derives `Serialize` and `JsonSchema`"),

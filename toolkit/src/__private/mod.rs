@@ -47,6 +47,7 @@ pub use std::time::Duration;
 pub use std::vec;
 pub use std::vec::Vec;
 
+pub use crate::call::IntoOutput;
 pub use crate::call::{Output, ToolCall, ToolResult};
 pub use crate::context::CallContext;
 pub use crate::error::{ErrorKind, ToolError, Violation};

@@ -15,7 +15,9 @@ use crate::error::{ErrorKind, ToolError};
 use crate::limits::Limits;
 use crate::spec::ToolSpec;
 
-/// Runs a tool's future so that a panic or an overrun becomes an error result.
+/// Runs a tool's future so that a panic or an overrun becomes an error result, and checks
+/// what it returns ([`call::checked`](crate::call::checked): its parts' types, its
+/// size).
 ///
 /// One hand-written future rather than nested async blocks: a tool that finishes on its
 /// first poll never touches the clock or the timer. With a timeout, the deadline counts
@@ -24,6 +26,8 @@ pub(crate) struct Guard<'s> {
     fut: BoxFuture<'s, Result<Output, ToolError>>,
     spec: &'s ToolSpec,
     limit: Option<Duration>,
+    /// [`Limits::max_result_bytes`].
+    max_result: usize,
     started: Option<tokio::time::Instant>,
     timer: Option<Pin<Box<tokio::time::Sleep>>>,
 }
@@ -31,7 +35,14 @@ pub(crate) struct Guard<'s> {
 impl<'s> Guard<'s> {
     #[inline]
     pub(crate) fn new(fut: BoxFuture<'s, Result<Output, ToolError>>, spec: &'s ToolSpec, limits: &Limits) -> Self {
-        Guard { fut, spec, limit: spec.timeout.or(limits.default_timeout), started: None, timer: None }
+        Guard {
+            fut,
+            spec,
+            limit: spec.timeout.or(limits.default_timeout),
+            max_result: limits.max_result_bytes,
+            started: None,
+            timer: None,
+        }
     }
 }
 
@@ -43,18 +54,20 @@ impl Future for Guard<'_> {
         let this = self.get_mut();
         let Some(limit) = this.limit else {
             return match catch_unwind(AssertUnwindSafe(|| this.fut.as_mut().poll(cx))) {
-                Ok(poll) => poll,
+                Ok(Poll::Ready(out)) => Poll::Ready(crate::call::checked(out, this.max_result)),
+                Ok(Poll::Pending) => Poll::Pending,
                 Err(payload) => Poll::Ready(Err(panicked(&this.spec.name, payload.as_ref()))),
             };
         };
         // Everything that touches the timer runs under the guard too: without a Tokio
         // runtime (or with its timer disabled) creating one panics, and that must end as
         // a result, not a crash.
-        let (started, timer, fut, spec) = (&mut this.started, &mut this.timer, &mut this.fut, this.spec);
+        let (started, timer, fut, spec, max) =
+            (&mut this.started, &mut this.timer, &mut this.fut, this.spec, this.max_result);
         let polled = catch_unwind(AssertUnwindSafe(|| {
             let start = *started.get_or_insert_with(tokio::time::Instant::now);
             if let Poll::Ready(out) = fut.as_mut().poll(cx) {
-                return Poll::Ready(out);
+                return Poll::Ready(crate::call::checked(out, max));
             }
             let timer = match timer {
                 Some(timer) => timer,

@@ -78,8 +78,8 @@ impl<'a> HookEnv<'a> {
 /// How a call started.
 pub(crate) enum Started<'a> {
     /// The outcome is known (a sync tool ran, or the arguments were refused): the
-    /// model-visible text, or the error.
-    Done(Result<String, ToolError>),
+    /// output, or the error.
+    Done(Result<Output, ToolError>),
     /// The tool is running (to be awaited under its [`Guard`]).
     Running(BoxFuture<'a, Result<Output, ToolError>>, &'a ToolSpec),
     /// The call runs through its hooks.
@@ -121,7 +121,7 @@ pub(crate) fn start_unknown<'a>(error: ToolError, call: ToolCallRef<'a>, env: En
 
 impl Finished {
     /// A call that ran with no hooks.
-    pub(crate) fn plain(result: Result<String, ToolError>) -> Self {
+    pub(crate) fn plain(result: Result<Output, ToolError>) -> Self {
         let outcome = match &result {
             Ok(_) => Outcome::Ok,
             Err(e) => Outcome::Failed(e.kind),

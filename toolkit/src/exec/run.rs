@@ -15,7 +15,7 @@ use crate::context::CallContext;
 use crate::error::{ErrorKind, ToolError};
 use crate::hook::{
     AfterCall, Approval, ArgsSlot, BeforeCall, CallEnds, CallInfo, Decision, ErrorCall, Extensions, Hook, HookError,
-    OnFailure, Recovery, Scope,
+    OnFailure, Recovery, Rewrite, Scope,
 };
 use crate::limits::Limits;
 use crate::record::{Effect, Event, HookAction, Outcome};
@@ -23,7 +23,7 @@ use crate::spec::ToolSpec;
 
 /// How a hooked call ended.
 pub(crate) struct Finished {
-    pub(crate) result: Result<String, ToolError>,
+    pub(crate) result: Result<Output, ToolError>,
     pub(crate) outcome: Outcome,
     /// What the record needs besides, when one will be built (boxed: a call without
     /// sinks carries one pointer).
@@ -74,7 +74,7 @@ pub(super) enum Produced {
 /// What after or error hooks said about an attempt.
 pub(super) enum HooksSaid {
     /// After hooks: the rewritten text, or a block.
-    After(Result<Option<String>, (String, Option<String>)>),
+    After(Result<Rewrite, (String, Option<String>)>),
     Error(Handled),
 }
 
@@ -116,7 +116,7 @@ impl HooksSaid {
     /// What no hook said: the output as it is, the failure passed on.
     pub(super) fn nothing(produced: &Produced) -> Self {
         match produced {
-            Produced::Output(..) | Produced::Replayed(_) => HooksSaid::After(Ok(None)),
+            Produced::Output(..) | Produced::Replayed(_) => HooksSaid::After(Ok(Rewrite::default())),
             Produced::Failed(_) | Produced::Blocked(..) | Produced::Deferred(..) => {
                 HooksSaid::Error(Handled::Propagate)
             }
@@ -365,7 +365,7 @@ impl<'c> Run<'c> {
             .keeping_raw(self.plan.raw)
             .in_run(self.info.run, self.info.raw)
             .reporting(self.info.progress);
-        guarded(&spec.name, || tool.run_now(args, &cx))
+        crate::call::checked(guarded(&spec.name, || tool.run_now(args, &cx)), self.limits.max_result_bytes)
     }
 
     /// Runs the tool on the arguments in the slot: at once when it never waits, under
@@ -397,14 +397,14 @@ impl<'c> Run<'c> {
         mut args: Option<&mut dyn ArgsSlot>,
         cached: bool,
     ) -> HooksSaid {
-        let mut text: Option<String> = None;
+        let mut rewrite = Rewrite::default();
         for hook in self.plan.iter() {
             let Some(hook_fn) = &hook.after else { continue };
-            let saved = text.clone();
+            let saved = rewrite.clone();
             let mut out = AfterCall {
                 info: &self.info,
                 output,
-                text: &mut text,
+                rewrite: &mut rewrite,
                 args: reborrow(&mut args),
                 ext: &mut self.ext,
                 cached,
@@ -412,11 +412,11 @@ impl<'c> Run<'c> {
             };
             let outcome = step_now(hook, || hook_fn.after(&mut out));
             let touched = out.touched;
-            if let Some(block) = self.after_said(hook, outcome, touched, &mut text, saved) {
+            if let Some(block) = self.after_said(hook, outcome, touched, &mut rewrite, saved) {
                 return HooksSaid::After(Err(block));
             }
         }
-        HooksSaid::After(Ok(text))
+        HooksSaid::After(Ok(rewrite))
     }
 
     /// [`after_now`](Run::after_now), awaiting the hooks that wait.
@@ -426,14 +426,14 @@ impl<'c> Run<'c> {
         mut args: Option<&mut dyn ArgsSlot>,
         cached: bool,
     ) -> HooksSaid {
-        let mut text: Option<String> = None;
+        let mut rewrite = Rewrite::default();
         for hook in self.plan.iter() {
             let Some(hook_fn) = &hook.after else { continue };
-            let saved = text.clone();
+            let saved = rewrite.clone();
             let mut out = AfterCall {
                 info: &self.info,
                 output,
-                text: &mut text,
+                rewrite: &mut rewrite,
                 args: reborrow(&mut args),
                 ext: &mut self.ext,
                 cached,
@@ -444,11 +444,11 @@ impl<'c> Run<'c> {
                 Err(waiting) => wait(hook, waiting).await,
             };
             let touched = out.touched;
-            if let Some(block) = self.after_said(hook, outcome, touched, &mut text, saved) {
+            if let Some(block) = self.after_said(hook, outcome, touched, &mut rewrite, saved) {
                 return HooksSaid::After(Err(block));
             }
         }
-        HooksSaid::After(Ok(text))
+        HooksSaid::After(Ok(rewrite))
     }
 
     /// What one after hook's outcome means (`Some`: block the call).
@@ -457,8 +457,8 @@ impl<'c> Run<'c> {
         hook: &Hook,
         outcome: Result<(), HookError>,
         touched: bool,
-        text: &mut Option<String>,
-        saved: Option<String>,
+        rewrite: &mut Rewrite,
+        saved: Rewrite,
     ) -> Option<(String, Option<String>)> {
         match outcome {
             Ok(()) => {
@@ -469,7 +469,7 @@ impl<'c> Run<'c> {
             }
             Err(why) => {
                 // Failing open means as if the hook had not run: its rewrite is undone.
-                *text = saved;
+                *rewrite = saved;
                 self.failed(hook, Event::After, &why)
             }
         }
@@ -555,11 +555,11 @@ impl<'c> Run<'c> {
     /// The end of an attempt, once after or error hooks have spoken.
     pub(super) fn conclude(&mut self, produced: Produced, hooks: HooksSaid, attempt: Attempt) -> Next {
         let (result, outcome) = match (produced, hooks) {
-            (Produced::Output(output, cached), HooksSaid::After(Ok(text))) => {
-                let text = text.unwrap_or_else(|| output.into_string());
-                (Ok(text), if cached { Outcome::Cached } else { Outcome::Ok })
+            (Produced::Output(mut output, cached), HooksSaid::After(Ok(rewrite))) => {
+                rewrite.apply(&mut output);
+                (Ok(output), if cached { Outcome::Cached } else { Outcome::Ok })
             }
-            (Produced::Replayed(output), _) => (Ok(output.into_string()), Outcome::Replayed),
+            (Produced::Replayed(output), _) => (Ok(output), Outcome::Replayed),
             (Produced::Deferred(reason, shown), _) => {
                 let error = ToolError::new(ErrorKind::Deferred, format!("deferred: {reason}")).with_detail(shown);
                 (Err(error), Outcome::Deferred)
@@ -584,7 +584,7 @@ impl<'c> Run<'c> {
                 let kind = error.kind;
                 (Err(error), Outcome::Failed(kind))
             }
-            (Produced::Output(output, _), HooksSaid::Error(_)) => (Ok(output.into_string()), Outcome::Ok),
+            (Produced::Output(output, _), HooksSaid::Error(_)) => (Ok(output), Outcome::Ok),
         };
         let Attempt { rewritten_arguments, tool_duration, .. } = attempt;
         if let Some(ends) = self.ext.remove::<CallEnds>() {

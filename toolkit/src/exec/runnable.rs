@@ -37,8 +37,8 @@ pub(crate) enum Args {
 /// How a call without hooks started: finished (a sync tool ran, or the arguments were
 /// refused), or running in the one boxed future of the call.
 pub(crate) enum Plain<'a> {
-    /// The model-visible text, or the error.
-    Done(Result<String, ToolError>),
+    /// The output (checked: [`call::checked`](crate::call::checked)), or the error.
+    Done(Result<Output, ToolError>),
     Running(BoxFuture<'a, Result<Output, ToolError>>, &'a ToolSpec),
 }
 
@@ -157,8 +157,7 @@ impl<T: Tool> Runnable for Typed<T> {
         let cx = CallContext::new(call.id, spec, state).in_run(run, call.arguments).reporting(progress);
         if T::RUNS_NOW {
             return Plain::Done(match self.0.invoke_now(args, &cx) {
-                Ok(Ok(output)) => Ok(output.into_string()),
-                Ok(Err(e)) => Err(e),
+                Ok(ran) => crate::call::checked(ran, limits.max_result_bytes),
                 Err(_) => Err(gave_back()),
             });
         }

@@ -11,6 +11,7 @@ use super::decision::Approval;
 use crate::call::Output;
 use crate::context::State;
 use crate::error::{ErrorKind, ToolError};
+use crate::parts::Part;
 use crate::spec::ToolSpec;
 
 /// A typed map that lives for one call and is shared by that call's before, after and
@@ -279,7 +280,7 @@ impl Drop for CallEnds {
 pub struct AfterCall<'a> {
     pub(crate) info: &'a CallInfo<'a>,
     pub(crate) output: &'a Output,
-    pub(crate) text: &'a mut Option<String>,
+    pub(crate) rewrite: &'a mut Rewrite,
     pub(crate) args: Option<&'a mut (dyn ArgsSlot + 'a)>,
     pub(crate) ext: &'a mut Extensions,
     pub(crate) cached: bool,
@@ -289,20 +290,40 @@ pub struct AfterCall<'a> {
 impl<'a> AfterCall<'a> {
     /// The text the model will see (after earlier hooks' rewrites).
     pub fn text(&self) -> &str {
-        self.text.as_deref().unwrap_or(self.output.as_str())
+        self.rewrite.text.as_deref().unwrap_or(self.output.as_str())
     }
 
     /// Replaces the text the model will see.
     pub fn set_text(&mut self, text: impl Into<String>) {
         self.touched = true;
-        *self.text = Some(text.into());
+        self.rewrite.text = Some(text.into());
     }
 
     /// The text the model will see, to edit in place.
     pub fn text_mut(&mut self) -> &mut String {
         self.touched = true;
         let output = self.output;
-        self.text.get_or_insert_with(|| output.as_str().to_owned())
+        self.rewrite.text.get_or_insert_with(|| output.as_str().to_owned())
+    }
+
+    /// The parts the model will see besides the text (images, audio, files, links), after
+    /// earlier hooks' rewrites. Empty for most tools.
+    pub fn parts(&self) -> &[Part] {
+        self.rewrite.parts.as_deref().unwrap_or(self.output.parts())
+    }
+
+    /// Replaces the parts (an empty list removes them). A part a hook adds is not checked
+    /// against its MIME type: the hook vouches for it.
+    pub fn set_parts(&mut self, parts: Vec<Part>) {
+        self.touched = true;
+        self.rewrite.parts = Some(parts);
+    }
+
+    /// The parts, to edit in place (shared bytes: copying the list copies no bytes).
+    pub fn parts_mut(&mut self) -> &mut Vec<Part> {
+        self.touched = true;
+        let output = self.output;
+        self.rewrite.parts.get_or_insert_with(|| output.parts().to_vec())
     }
 
     /// The output as the tool (or a before hook's `Return`) produced it; never altered.
@@ -332,6 +353,26 @@ impl<'a> AfterCall<'a> {
 }
 
 context_common!(AfterCall);
+
+/// What after hooks changed of an output: its text, its parts (`None`: unchanged).
+#[derive(Clone, Default)]
+pub(crate) struct Rewrite {
+    pub(crate) text: Option<String>,
+    pub(crate) parts: Option<Vec<Part>>,
+}
+
+impl Rewrite {
+    /// The output with the changes made.
+    #[inline]
+    pub(crate) fn apply(self, output: &mut Output) {
+        if let Some(text) = self.text {
+            output.set_text(text);
+        }
+        if let Some(parts) = self.parts {
+            output.set_parts(parts);
+        }
+    }
+}
 
 /// What an error hook sees: the failure, the arguments (when they parsed), and the
 /// call's [`Extensions`].

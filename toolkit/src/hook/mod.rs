@@ -62,7 +62,7 @@ mod traits;
 
 pub use crate::record::Event;
 pub use context::{AfterCall, BeforeCall, CallInfo, ErrorCall, Extensions};
-pub(crate) use context::{ArgsSlot, CallEnds};
+pub(crate) use context::{ArgsSlot, CallEnds, Rewrite};
 pub(crate) use decision::Decided;
 pub use decision::{Approval, Decision, HookError, HookStep, IntoHookResult, OnFailure, Recovery};
 pub use def::{Filter, Hook};

@@ -186,7 +186,34 @@ async fn remote_flight(config: &Cache, key: &str) -> Remote {
     }
 }
 
+/// The first bytes of an entry that holds parts: a NUL, which no text entry starts
+/// with... unless a tool returns one, hence the rest of the marker.
+const WITH_PARTS: &[u8] = b"\0toolkit-parts\n";
+
+/// A cache entry: the output's text as it is, or, when it has parts, the marker and the
+/// text and parts as JSON (the bytes in base64), so a hit answers with the same parts.
+fn entry(output: &Output) -> Vec<u8> {
+    if output.parts().is_empty() {
+        return output.as_str().as_bytes().to_vec();
+    }
+    let mut bytes = WITH_PARTS.to_vec();
+    let json = serde_json::json!({"text": output.as_str(), "parts": output.parts()});
+    bytes.extend_from_slice(json.to_string().as_bytes());
+    bytes
+}
+
 fn cached(key: &str, bytes: Vec<u8>) -> Result<Decision, HookError> {
+    if let Some(json) = bytes.strip_prefix(WITH_PARTS) {
+        #[derive(serde::Deserialize)]
+        struct WithParts {
+            text: String,
+            parts: Vec<crate::parts::Part>,
+        }
+        return match serde_json::from_slice::<WithParts>(json) {
+            Ok(entry) => Ok(Decision::Return(Output::text(entry.text).with_parts(entry.parts))),
+            Err(e) => Err(HookError::new(format!("the cache entry `{key}` could not be read: {e}"))),
+        };
+    }
     match String::from_utf8(bytes) {
         Ok(text) => Ok(Decision::Return(Output::text(text))),
         Err(_) => Err(HookError::new(format!("the cache entry `{key}` is not UTF-8 text"))),
@@ -268,7 +295,7 @@ impl AfterHook for Handle {
             // Another hook answered the call; that is not this tool's output.
             return HookStep::Ready(Ok(()));
         }
-        let text = out.output().as_str().as_bytes().to_vec();
+        let text = entry(out.output());
         let config = &self.0.config;
         HookStep::Pending(Box::pin(async move {
             config.store.set(&key, text, Some(config.ttl)).await.map_err(HookError::new)

@@ -225,11 +225,12 @@ impl IntoIterator for EffectLedger {
 }
 
 /// What the store holds for a call, as text: `started {ms}`, `finished {ms}` then a line
-/// break and the result, or `failed {ms}` then the error as JSON (times in Unix
+/// break and the result (`finished+parts {ms}` and `{"text", "parts"}` as JSON for a
+/// result with parts), or `failed {ms}` then the error as JSON (times in Unix
 /// milliseconds). Short to write on every covered call, and readable in `redis-cli`.
 enum Entry {
     Started { at: u64 },
-    Finished { content: String },
+    Finished { content: String, parts: Vec<crate::parts::Part> },
     Failed { error: ToolError },
 }
 
@@ -238,7 +239,14 @@ impl Entry {
         format!("started {}", now_ms()).into_bytes()
     }
 
-    fn finished(content: &str) -> Vec<u8> {
+    fn finished(content: &str, parts: &[crate::parts::Part]) -> Vec<u8> {
+        if !parts.is_empty() {
+            // A result with parts: its text and parts as JSON (the bytes in base64).
+            let mut bytes = format!("finished+parts {}\n", now_ms()).into_bytes();
+            let json = serde_json::json!({"text": content, "parts": parts});
+            bytes.extend_from_slice(json.to_string().as_bytes());
+            return bytes;
+        }
         let mut bytes = format!("finished {}\n", now_ms()).into_bytes();
         bytes.extend_from_slice(content.as_bytes());
         bytes
@@ -257,7 +265,16 @@ impl Entry {
         let at: u64 = at.parse().ok()?;
         match state {
             "started" => Some(Entry::Started { at }),
-            "finished" => Some(Entry::Finished { content: body.to_owned() }),
+            "finished" => Some(Entry::Finished { content: body.to_owned(), parts: Vec::new() }),
+            "finished+parts" => {
+                #[derive(serde::Deserialize)]
+                struct WithParts {
+                    text: String,
+                    parts: Vec<crate::parts::Part>,
+                }
+                let entry: WithParts = serde_json::from_str(body).ok()?;
+                Some(Entry::Finished { content: entry.text, parts: entry.parts })
+            }
             "failed" => Some(Entry::Failed { error: serde_json::from_str(body).ok()? }),
             _ => None,
         }
@@ -321,7 +338,7 @@ impl BeforeHook for Ledger {
                     .ok_or_else(|| HookError::new(format!("the ledger entry `{key}` is unreadable")))?;
                 return match entry {
                     Entry::Failed { error } => Ok(Decision::Fail(error)),
-                    Entry::Finished { content } => Ok(Decision::Replay(Output::text(content))),
+                    Entry::Finished { content, parts } => Ok(Decision::Replay(Output::text(content).with_parts(parts))),
                     Entry::Started { at } => {
                         let Some(reconcile) = &config.reconcile else {
                             return Ok(Decision::Fail(in_doubt(&idempotency_key, at)));
@@ -335,7 +352,7 @@ impl BeforeHook for Ledger {
                         };
                         match reconcile(asked).await {
                             Reconciled::Happened(content) => {
-                                let bytes = Entry::finished(&content);
+                                let bytes = Entry::finished(&content, &[]);
                                 config.store.set(&key, bytes, Some(config.ttl)).await.map_err(HookError::new)?;
                                 Ok(Decision::Replay(Output::text(content)))
                             }
@@ -363,7 +380,7 @@ impl AfterHook for Ledger {
         let Some(Held(key)) = Carried::take(out.extensions_mut(), owner(&self.0)) else {
             return HookStep::Ready(Ok(()));
         };
-        let bytes = Entry::finished(out.text());
+        let bytes = Entry::finished(out.text(), out.parts());
         let config = &self.0;
         HookStep::Pending(Box::pin(async move {
             config.store.set(&key, bytes, Some(config.ttl)).await.map_err(HookError::new)

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, PaginatedRequestParams, Tool};
+use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams, Tool};
 use rmcp::service::{Peer, RoleClient, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ServiceError, ServiceExt};
@@ -266,35 +266,30 @@ async fn call_remote(
     }
 }
 
-/// A toolbox outcome of an MCP result: its text blocks (joined by newlines; other
-/// blocks are named), or its structured content when it has no text.
+/// A toolbox outcome of an MCP result: its text blocks (joined by newlines), its
+/// other blocks as [parts](crate::parts) with their bytes, or its structured content
+/// when it has neither. A failed call's parts are named in its text.
 fn from_mcp_result(result: CallToolResult) -> Result<Output, ToolError> {
-    let mut parts: Vec<String> = result.content.iter().map(describe_block).collect();
-    if parts.is_empty()
+    use super::content::{Block, from_block};
+    let mut texts: Vec<String> = Vec::new();
+    let mut parts = Vec::new();
+    for block in &result.content {
+        match from_block(block) {
+            Block::Text(text) => texts.push(text),
+            Block::Part(part) => parts.push(part),
+        }
+    }
+    if texts.is_empty()
+        && parts.is_empty()
         && let Some(structured) = &result.structured_content
     {
-        parts.push(structured.to_string());
+        texts.push(structured.to_string());
     }
-    let text = parts.join("\n");
     if result.is_error == Some(true) {
-        return Err(ToolError::new(ErrorKind::ToolFailed, text));
+        texts.extend(parts.iter().map(crate::parts::Part::describe));
+        return Err(ToolError::new(ErrorKind::ToolFailed, texts.join("\n")));
     }
-    Ok(Output::text(text))
-}
-
-fn describe_block(block: &ContentBlock) -> String {
-    match block {
-        ContentBlock::Text(text) => text.text.clone(),
-        other => match serde_json::to_value(other) {
-            Ok(value) => {
-                let kind = value.get("type").and_then(Value::as_str).unwrap_or("content");
-                let mime = value.get("mimeType").and_then(Value::as_str).map(|m| format!(" ({m})")).unwrap_or_default();
-                let uri = value.get("uri").and_then(Value::as_str).map(|u| format!(" {u}")).unwrap_or_default();
-                format!("[{kind}{mime}{uri}]")
-            }
-            Err(_) => "[content]".to_string(),
-        },
-    }
+    Ok(Output::text(texts.join("\n")).with_parts(parts))
 }
 
 fn unreachable_error(remote: &str, error: ServiceError) -> ToolError {
@@ -355,6 +350,7 @@ fn distinct(name: String, taken: &mut std::collections::HashSet<String>) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rmcp::model::ContentBlock;
 
     /// A server that never answers the handshake is given up on after two minutes (on a
     /// paused clock, which runs ahead whenever nothing else can), and its process ends

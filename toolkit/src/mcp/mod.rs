@@ -32,6 +32,7 @@
 
 mod approval;
 mod client;
+mod content;
 mod error;
 mod gate;
 mod host;

@@ -90,7 +90,8 @@ impl Anthropic {
     super::http::client_accessors!(builder: AnthropicBuilder, path: "{base}/v1/messages");
 
     async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
-        let body = body(&self.transport.model, self.max_tokens, self.cache_tools, &request);
+        let fitted = self.transport.fit(request.messages);
+        let body = body(&self.transport.model, self.max_tokens, self.cache_tools, &request.with_messages(&fitted));
         let text = self.transport_for(&request).post(&body).await?;
         let reply = parse_reply(&text)?;
         Ok(match request.response_format {
@@ -134,7 +135,8 @@ impl Model for Anthropic {
     /// and event types this client does not know are skipped, as the API asks. A typed
     /// run's `final_answer` comes at the end, whole.
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
-        let mut body = body(&self.transport.model, self.max_tokens, self.cache_tools, &request);
+        let fitted = self.transport.fit(request.messages);
+        let mut body = body(&self.transport.model, self.max_tokens, self.cache_tools, &request.with_messages(&fitted));
         body["stream"] = Value::Bool(true);
         let typed = request.response_format.cloned();
         let chunks = ClaudeChunks::new(typed);
@@ -308,7 +310,8 @@ fn messages(conversation: &[Message]) -> (String, Vec<Value>) {
         match message {
             Message::System { content } => system.push(content.as_str()),
             Message::User { content } => push("user", vec![json!({"type": "text", "text": content})]),
-            Message::Tool { tool_call_id, content, is_error } => {
+            Message::Tool { tool_call_id, content, is_error, parts } => {
+                let content = super::parts_wire::anthropic_content(content, parts);
                 let mut block = json!({"type": "tool_result", "tool_use_id": tool_call_id, "content": content});
                 if *is_error {
                     block["is_error"] = Value::Bool(true);
@@ -405,8 +408,8 @@ mod tests {
                 tool_calls: vec![ToolCall::new("t1", "add", r#"{"a":1}"#), ToolCall::new("t2", "mul", "not json")],
                 ..Default::default()
             }),
-            Message::Tool { tool_call_id: "t1".into(), content: "2".into(), is_error: false },
-            Message::Tool { tool_call_id: "t2".into(), content: "error".into(), is_error: true },
+            Message::Tool { tool_call_id: "t1".into(), content: "2".into(), is_error: false, parts: vec![] },
+            Message::Tool { tool_call_id: "t2".into(), content: "error".into(), is_error: true, parts: vec![] },
             Message::user("Thanks."),
         ];
         let (system, messages) = messages(&conversation);

@@ -80,7 +80,8 @@ impl Gemini {
     super::http::client_accessors!(builder: GeminiBuilder, path: "{base}/models/{model}:generateContent");
 
     async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
-        let body = body(&request);
+        let fitted = self.transport.fit(request.messages);
+        let body = body(&request.with_messages(&fitted));
         let text = self.transport.post(&body).await?;
         parse_reply(&text)
     }
@@ -97,7 +98,8 @@ impl Model for Gemini {
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
         let mut transport = self.transport.clone();
         transport.url = stream_url(&transport.url);
-        sse::stream(&transport, &body(&request), GeminiChunks::default())
+        let fitted = self.transport.fit(request.messages);
+        sse::stream(&transport, &body(&request.with_messages(&fitted)), GeminiChunks::default())
     }
 
     fn name(&self) -> &str {
@@ -223,11 +225,15 @@ fn contents(conversation: &[Message]) -> (String, Vec<Value>) {
                 }
                 push("model", parts);
             }
-            Message::Tool { tool_call_id, content, is_error } => {
+            Message::Tool { tool_call_id, content, is_error, parts } => {
                 let name = names.iter().rev().find(|(id, _)| id == tool_call_id).map_or("", |(_, name)| *name);
                 // Gemini's documented keys: `output` for a result, `error` for a failure.
                 let key = if *is_error { "error" } else { "output" };
+                let (content, inline) = super::parts_wire::gemini_parts(content, parts);
                 let mut response = json!({"name": name, "response": {key: content}});
+                if let Some(inline) = inline {
+                    response["parts"] = inline;
+                }
                 if !tool_call_id.starts_with(MADE_UP_ID) {
                     response["id"] = Value::from(tool_call_id.as_str());
                 }
@@ -432,8 +438,8 @@ mod tests {
                 ToolCall::new("gemini-7", "add", r#"{"a":1}"#),
                 ToolCall::new("fc_2", "mul", r#"{"a":2}"#),
             ])),
-            Message::Tool { tool_call_id: "gemini-7".into(), content: "2".into(), is_error: false },
-            Message::Tool { tool_call_id: "fc_2".into(), content: "4".into(), is_error: false },
+            Message::Tool { tool_call_id: "gemini-7".into(), content: "2".into(), is_error: false, parts: vec![] },
+            Message::Tool { tool_call_id: "fc_2".into(), content: "4".into(), is_error: false, parts: vec![] },
         ];
         let (system, contents) = contents(&conversation);
         assert_eq!(system, "Be brief.");

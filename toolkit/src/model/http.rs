@@ -54,6 +54,8 @@ pub(crate) struct Transport {
     pub(crate) max_backoff: Duration,
     /// The longest retry hint waited for.
     pub(crate) max_retry_wait: Duration,
+    /// The kinds of part the model takes in a tool result (`None`: all its API takes).
+    pub(crate) result_parts: Option<Vec<crate::parts::PartKind>>,
 }
 
 /// The settings every HTTP client's builder has.
@@ -69,6 +71,7 @@ pub(crate) struct Settings {
     pub(crate) backoff: Option<Duration>,
     pub(crate) max_backoff: Option<Duration>,
     pub(crate) max_retry_wait: Option<Duration>,
+    pub(crate) result_parts: Option<Vec<crate::parts::PartKind>>,
 }
 
 /// The setters every HTTP client's builder shares (over its `settings: Settings`),
@@ -138,6 +141,15 @@ macro_rules! builder_setters {
         pub fn backoff(mut self, first: std::time::Duration, max: std::time::Duration) -> Self {
             self.settings.backoff = Some(first);
             self.settings.max_backoff = Some(max);
+            self
+        }
+
+        /// The kinds of [part](crate::parts) this model takes in a tool result (default:
+        /// every kind its API takes). A part of another kind is not sent; the model reads a
+        /// line naming it instead (`[image/png image, 12.4 KiB] (not shown: this model
+        /// takes no images)`). `[]` for a model that takes text only.
+        pub fn result_parts(mut self, kinds: impl IntoIterator<Item = crate::parts::PartKind>) -> Self {
+            self.settings.result_parts = Some(kinds.into_iter().collect());
             self
         }
     };
@@ -216,6 +228,7 @@ impl Settings {
             backoff: self.backoff.unwrap_or(Duration::from_millis(500)),
             max_backoff: self.max_backoff.unwrap_or(Duration::from_secs(20)),
             max_retry_wait: self.max_retry_wait.unwrap_or(MAX_RETRY_WAIT),
+            result_parts: self.result_parts,
         })
     }
 }

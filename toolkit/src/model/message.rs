@@ -8,6 +8,11 @@
 //! form of a function response; the Chat Completions client leaves it out), and
 //! Gemini's thought signatures as `extra_content.google.thought_signature` on a tool
 //! call or an assistant message (the shape of Gemini's own OpenAI-compatible API).
+//!
+//! A tool result's [parts](crate::parts) (images, audio, files, links) are kept on its
+//! `role: "tool"` message as `parts`, their bytes in base64, written only when there are
+//! some; each client sends them in its API's shape (see the table in
+//! [`parts`](crate::parts#what-each-api-gets)).
 
 use serde::{Deserialize, Serialize};
 
@@ -47,6 +52,10 @@ pub enum Message {
         /// the wire here, written only when `true`.
         #[serde(default, skip_serializing_if = "is_false")]
         is_error: bool,
+        /// What the result carried besides text (images, audio, files, links), in order;
+        /// written only when there are some.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<crate::parts::Part>,
     },
 }
 
@@ -86,6 +95,7 @@ impl Message {
             tool_call_id: result.call_id.clone(),
             content: result.content.clone(),
             is_error: result.is_error(),
+            parts: result.parts.clone(),
         }
     }
 

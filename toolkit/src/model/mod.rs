@@ -21,6 +21,9 @@
 //! format every provider of that API reads, so a transcript can be sent, stored and
 //! replayed as is.
 //!
+//! A tool result's [parts](crate::parts) go in each API's shape ([the
+//! table](crate::parts#what-each-api-gets)).
+//!
 //! # Why `Model` is object-safe
 //!
 //! An agent holds its model as `Arc<dyn Model>`: a program picks the model at run time
@@ -61,6 +64,8 @@ mod message;
 mod openai;
 #[cfg(feature = "openai")]
 mod openai_wire;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+mod parts_wire;
 #[cfg(feature = "openai")]
 mod responses;
 mod scripted;

@@ -91,7 +91,8 @@ impl OpenAiCompatible {
 
     /// Sends one request, retrying 429 and 5xx.
     async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
-        let body = Body::of(&self.transport.model, &request);
+        let fitted = self.transport.fit(request.messages);
+        let body = Body::of(&self.transport.model, &request.with_messages(&fitted));
         let text = self.transport.post(&body).await?;
         parse_reply(&text, &body.messages.1)
     }
@@ -105,7 +106,8 @@ impl Model for OpenAiCompatible {
     /// Streams the reply (`stream: true`, with usage): text deltas, tool-call fragments
     /// assembled by `index`, usage, then the finish reason at `data: [DONE]`.
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
-        let mut body = Body::of(&self.transport.model, &request);
+        let fitted = self.transport.fit(request.messages);
+        let mut body = Body::of(&self.transport.model, &request.with_messages(&fitted));
         body.stream = Some(true);
         body.stream_options = Some(serde_json::json!({"include_usage": true}));
         let chunks = ChatChunks::new(body.messages.1.clone());
@@ -212,11 +214,15 @@ impl Serialize for ChatMessages<'_> {
         impl Serialize for Chat<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 match self.0 {
-                    Message::Tool { tool_call_id, content, .. } => {
+                    Message::Tool { tool_call_id, content, parts, .. } => {
                         let mut map = s.serialize_map(Some(3))?;
                         map.serialize_entry("role", "tool")?;
                         map.serialize_entry("tool_call_id", tool_call_id)?;
-                        map.serialize_entry("content", content)?;
+                        if parts.is_empty() {
+                            map.serialize_entry("content", content)?;
+                        } else {
+                            map.serialize_entry("content", &super::parts_wire::chat_tool_text(content, parts))?;
+                        }
                         map.end()
                     }
                     Message::Assistant(assistant)
@@ -245,7 +251,29 @@ impl Serialize for ChatMessages<'_> {
                 }
             }
         }
-        s.collect_seq(self.0.iter().map(|m| Chat(m, &self.1)))
+        // A turn's tool results with parts are followed by one user message carrying them
+        // (a tool message takes text only, and nothing may come between the results).
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(None)?;
+        let messages = self.0;
+        for (i, message) in messages.iter().enumerate() {
+            seq.serialize_element(&Chat(message, &self.1))?;
+            let ends_results =
+                matches!(message, Message::Tool { .. }) && !matches!(messages.get(i + 1), Some(Message::Tool { .. }));
+            if ends_results {
+                let start = messages[..i].iter().rposition(|m| !matches!(m, Message::Tool { .. })).map_or(0, |p| p + 1);
+                let results = messages[start..=i].iter().filter_map(|m| match m {
+                    Message::Tool { tool_call_id, parts, .. } if !parts.is_empty() => {
+                        Some((tool_call_id.as_str(), parts.as_slice()))
+                    }
+                    _ => None,
+                });
+                if let Some(attachments) = super::parts_wire::chat_attachments(results) {
+                    seq.serialize_element(&attachments)?;
+                }
+            }
+        }
+        seq.end()
     }
 }
 

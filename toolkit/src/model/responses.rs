@@ -61,7 +61,8 @@ impl OpenAiResponses {
     super::http::client_accessors!(builder: OpenAiResponsesBuilder, path: "{base}/responses");
 
     async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
-        let body = body(&self.transport.model, &request);
+        let fitted = self.transport.fit(request.messages);
+        let body = body(&self.transport.model, &request.with_messages(&fitted));
         let text = self.transport.post(&body).await?;
         parse_reply(&text, &Custom::of(request.tools))
     }
@@ -79,7 +80,8 @@ impl Model for OpenAiResponses {
     /// [`complete`](Model::complete) reads one; `response.failed` and `error` are errors,
     /// and other event types are skipped.
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
-        let mut body = body(&self.transport.model, &request);
+        let fitted = self.transport.fit(request.messages);
+        let mut body = body(&self.transport.model, &request.with_messages(&fitted));
         body["stream"] = Value::Bool(true);
         let chunks = ResponsesChunks { custom: Custom::of(request.tools), ..ResponsesChunks::default() };
         sse::stream(&self.transport, &body, chunks)
@@ -153,13 +155,14 @@ fn body(model: &str, request: &ModelRequest<'_>) -> Value {
                     }));
                 }
             }
-            Message::Tool { tool_call_id, content, .. } => {
+            Message::Tool { tool_call_id, content, parts, .. } => {
                 let kind = if custom_calls.contains(&tool_call_id.as_str()) {
                     "custom_tool_call_output"
                 } else {
                     "function_call_output"
                 };
-                input.push(json!({"type": kind, "call_id": tool_call_id, "output": content}));
+                let output = super::parts_wire::responses_output(content, parts);
+                input.push(json!({"type": kind, "call_id": tool_call_id, "output": output}));
             }
         }
     }
@@ -457,7 +460,7 @@ mod tests {
             Message::system("Be brief."),
             Message::user("Add."),
             Message::Assistant(AssistantMessage::calls(vec![ToolCall::new("c1", "add", r#"{"a":1}"#)])),
-            Message::Tool { tool_call_id: "c1".into(), content: "2".into(), is_error: false },
+            Message::Tool { tool_call_id: "c1".into(), content: "2".into(), is_error: false, parts: vec![] },
         ];
         let body = body("m", &ModelRequest::new(&conversation, &[]));
         assert_eq!(body["instructions"], "Be brief.");

@@ -347,9 +347,9 @@ impl Toolbox {
         }
     }
 
-    /// Executes one call given as borrowed strings, copying none of them: the
-    /// model-visible text is `Ok(text)`, or the error's
-    /// [`message`](ToolError::message). Hooks and records work as for
+    /// Executes one call given as borrowed strings, copying none of them: the tool's
+    /// [`Output`] (its text, and any [parts](crate::parts) besides), or the error (the
+    /// model reads its [`message`](ToolError::message)). Hooks and records work as for
     /// [`call`](Toolbox::call).
     ///
     /// ```
@@ -370,7 +370,7 @@ impl Toolbox {
     pub fn call_ref<'a>(
         &'a self,
         call: ToolCallRef<'a>,
-    ) -> impl Future<Output = Result<String, ToolError>> + Send + 'a {
+    ) -> impl Future<Output = Result<Output, ToolError>> + Send + 'a {
         self.run(call, &NO_SCOPE)
     }
 
@@ -386,7 +386,7 @@ impl Toolbox {
     }
 
     /// [`call_ref`](Toolbox::call_ref) for a [`Scope`].
-    pub async fn call_ref_in(&self, call: ToolCallRef<'_>, scope: &Scope) -> Result<String, ToolError> {
+    pub async fn call_ref_in(&self, call: ToolCallRef<'_>, scope: &Scope) -> Result<Output, ToolError> {
         self.run(call, scope).await
     }
 
@@ -398,7 +398,7 @@ impl Toolbox {
         &'a self,
         call: ToolCallRef<'a>,
         scope: &'a Scope,
-    ) -> impl Future<Output = Result<String, ToolError>> + Send + 'a {
+    ) -> impl Future<Output = Result<Output, ToolError>> + Send + 'a {
         async move {
             let ended = match self.begin(call, scope) {
                 Begun::Done(ended) => ended,
@@ -410,8 +410,8 @@ impl Toolbox {
                     let texts = [call.id.to_owned(), call.name.to_owned(), call.arguments.to_owned()];
                     let result = self.conclude(texts, scope, finished, clock);
                     match result.error {
-                        None => Ok(result.content),
-                        Some(error) => Err(error),
+                        None => Ok(Output::text(result.content).with_parts(result.parts)),
+                        Some(error) => Err(*error),
                     }
                 }
             }
@@ -553,10 +553,13 @@ impl Toolbox {
 
 /// The result of an owned call that was not recorded.
 #[inline]
-fn plain_result(call: ToolCall, outcome: Result<String, ToolError>) -> ToolResult {
+fn plain_result(call: ToolCall, outcome: Result<Output, ToolError>) -> ToolResult {
     let ToolCall { id, name, .. } = call;
     match outcome {
-        Ok(content) => ToolResult { call_id: id, name, content, error: None },
+        Ok(output) => {
+            let (content, parts) = output.into_parts();
+            ToolResult { call_id: id, name, content, parts, error: None }
+        }
         Err(error) => ToolResult::failed(id, name, error),
     }
 }
@@ -569,8 +572,8 @@ enum Begun<'a> {
 
 /// How a call ended, before its result is made.
 pub(super) enum Ended {
-    /// No sink wants its record: the model-visible text, or the error.
-    Plain(Result<String, ToolError>),
+    /// No sink wants its record: the output, or the error.
+    Plain(Result<Output, ToolError>),
     /// Its record is to be made (see [`Toolbox::conclude`]): how it ended, and when it
     /// started.
     Recorded(Finished, (SystemTime, Instant)),
@@ -604,7 +607,7 @@ impl Future for Settle<'_> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // Every variant is `Unpin` (the futures inside are boxed).
         match self.get_mut() {
-            Settle::Running(guard) => Pin::new(guard).poll(cx).map(|r| Ended::Plain(r.map(Output::into_string))),
+            Settle::Running(guard) => Pin::new(guard).poll(cx).map(Ended::Plain),
             Settle::Hooked(hooked) => hooked.as_mut().poll(cx).map(|f| Ended::Plain(f.result)),
             Settle::Observed(observed) => observed.as_mut().poll(cx),
         }

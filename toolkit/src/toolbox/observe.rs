@@ -9,7 +9,7 @@ use std::time::{Instant, SystemTime};
 use tracing::{Instrument, Span};
 
 use super::{Begun, Ended, Settle, Toolbox};
-use crate::call::{Output, ToolCallRef, ToolResult};
+use crate::call::{ToolCallRef, ToolResult};
 use crate::exec::{Finished, Guard, HookEnv, Report, Started};
 use crate::hook::{Hook, Hooks, Scope};
 use crate::record::{CallRecord, Outcome};
@@ -100,7 +100,10 @@ impl Toolbox {
                 if let Some(redactor) = &self.span_content
                     && !span.is_disabled()
                 {
-                    span.record("gen_ai.tool.call.result", redactor.redact_head(text, SPAN_CONTENT_CHARS).as_str());
+                    span.record(
+                        "gen_ai.tool.call.result",
+                        redactor.redact_head(text.as_str(), SPAN_CONTENT_CHARS).as_str(),
+                    );
                 }
             }
         }
@@ -128,8 +131,7 @@ impl Toolbox {
             Started::Done(outcome) => Finished::plain(outcome),
             Started::Running(running, spec) => {
                 let started = Instant::now();
-                let outcome =
-                    Guard::new(running, spec, &self.limits).instrument(span.clone()).await.map(Output::into_string);
+                let outcome = Guard::new(running, spec, &self.limits).instrument(span.clone()).await;
                 let mut finished = Finished::plain(outcome);
                 if clock.is_some() {
                     let report = Report { attempts: 1, tool_duration: Some(started.elapsed()), ..Report::default() };
@@ -156,9 +158,12 @@ impl Toolbox {
         let Finished { result, outcome, report } = finished;
         let Report { acted, rewritten_arguments, attempts, tool_duration } =
             report.map_or_else(|| Report { attempts: 1, ..Report::default() }, |r| *r);
-        let (content, detail, error) = match result {
-            Ok(text) => (text, None, None),
-            Err(e) => (e.message.clone(), e.detail.clone(), Some(e)),
+        let (content, parts, detail, error) = match result {
+            Ok(output) => {
+                let (text, parts) = output.into_parts();
+                (text, parts, None, None)
+            }
+            Err(e) => (e.message.clone(), Vec::new(), e.detail.clone(), Some(Box::new(e))),
         };
         let record = CallRecord {
             call_id,
@@ -167,6 +172,7 @@ impl Toolbox {
             rewritten_arguments,
             outcome,
             content,
+            parts: if parts.is_empty() { Vec::new() } else { parts.iter().map(crate::parts::Part::summary).collect() },
             detail,
             hooks: acted,
             agent: scope.agent.clone(),
@@ -181,7 +187,7 @@ impl Toolbox {
         if !self.sinks.keeps() && !scope.sinks.keeps() {
             self.deliver(scope, &record, None);
             let CallRecord { call_id, tool, content, .. } = record;
-            return ToolResult { call_id, name: tool, content, error };
+            return ToolResult { call_id, name: tool, content, parts, error };
         }
         // A sink keeps it: built once as an `Arc`, the result's strings copied back out.
         let record = Arc::new(record);
@@ -190,6 +196,7 @@ impl Toolbox {
             call_id: record.call_id.clone(),
             name: record.tool.clone(),
             content: record.content.clone(),
+            parts,
             error,
         }
     }
@@ -242,6 +249,7 @@ impl Drop for Unfinished<'_> {
             rewritten_arguments: None,
             outcome: Outcome::Cancelled,
             content: String::new(),
+            parts: Vec::new(),
             detail: Some("the caller stopped waiting before the call ended".into()),
             hooks: Vec::new(),
             agent: self.scope.agent.clone(),

@@ -33,6 +33,8 @@ struct Entry {
     attempts: u32,
     head: String,
     result_bytes: usize,
+    /// Boxed: most results have none, and an entry is moved through the queue.
+    parts: Option<Box<[crate::parts::PartSummary]>>,
     duration: Duration,
 }
 
@@ -53,6 +55,7 @@ impl Entry {
             attempts: record.attempts,
             head: head(&record.content, capture).to_owned(),
             result_bytes: record.content.len(),
+            parts: (!record.parts.is_empty()).then(|| record.parts.clone().into_boxed_slice()),
             duration: record.duration,
         }
     }
@@ -95,6 +98,9 @@ struct Line<'a> {
     attempts: u32,
     result_head: Cow<'a, str>,
     result_bytes: usize,
+    /// The result's parts: kind, MIME type, size and SHA-256, never the bytes.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    parts: &'a [crate::parts::PartSummary],
     duration_ms: f64,
 }
 
@@ -156,6 +162,7 @@ impl Format {
             attempts: entry.attempts,
             result_head,
             result_bytes: entry.result_bytes,
+            parts: entry.parts.as_deref().unwrap_or_default(),
             duration_ms: (entry.duration.as_nanos() as f64 / 1_000.0).round() / 1_000.0,
         };
         serde_json::to_writer(&mut *out, &line)?;

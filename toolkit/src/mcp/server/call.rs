@@ -187,7 +187,7 @@ pub(super) fn to_mcp_result(result: ToolResult, output: Structured) -> CallToolR
     if output != Structured::Never && structured.is_none() {
         tracing::debug!(tool = %result.name, "output is no longer its typed JSON; sending text only");
     }
-    let mut out = CallToolResult::success(vec![ContentBlock::text(result.content)]);
+    let mut out = CallToolResult::success(crate::mcp::content::to_blocks(result.content, &result.parts));
     out.structured_content = structured;
     out
 }
