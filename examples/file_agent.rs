@@ -1,5 +1,5 @@
-//! The main example: an assistant that reads text files under a data directory and tells
-//! the time, with hooks keeping it safe.
+//! The main example: an assistant that reads files under a data directory (text, and
+//! images and PDFs it can look at) and tells the time, with hooks keeping it safe.
 //!
 //! ```sh
 //! cargo run --example file_agent                      # offline: a scripted model
@@ -11,14 +11,16 @@
 //! `--provider openai|responses|anthropic|gemini` picks the client (default `openai`);
 //! without that provider's key the scripted model runs.
 //!
-//! The example creates a data directory with a short report, a long log and a small
-//! binary file. The hooks:
+//! The example creates a data directory with a short report, a long log, a small image
+//! (`read_file` returns it as an image, which the model client sends in its API's shape)
+//! and a small binary file. The hooks:
 //!
 //! - relative paths are resolved against the data directory (`NormalizePaths`);
 //! - anything outside it, `/etc/passwd` included, is blocked, and the model hears why
 //!   (`PathSandbox`);
 //! - results over 4,000 characters are cut, and say so (`Truncate`);
-//! - a missing file and a binary file get a message the model can act on (an error hook);
+//! - a missing file and a binary file no model can read get a message the model can act
+//!   on (an error hook);
 //! - every call, blocked ones included, goes to an audit log in JSON Lines (`AuditLog`).
 //!
 //! Offline, a scripted model makes exactly the calls that show each of these; the
@@ -38,7 +40,7 @@ use toolkit::model::{Message, ModelRequest, ScriptedModel, Turn};
 use toolkit::toolbox;
 
 const QUESTION: &str = "What does the quarterly report say, and what time is it? \
-                        Also show me /etc/passwd, and check notes.txt, logo.png and server.log.";
+                        Also show me /etc/passwd, and check notes.txt, logo.png, backup.bin and server.log.";
 
 /// The calls a model would make for [`QUESTION`], and an answer built from the results.
 fn script() -> ScriptedModel {
@@ -50,8 +52,12 @@ fn script() -> ScriptedModel {
             ("read_file", r#"{"path": "server.log"}"#),
         ])
         .usage(420, 60),
-        Turn::calls([("read_file", r#"{"path": "notes.txt"}"#), ("read_file", r#"{"path": "logo.png"}"#)])
-            .usage(1650, 45),
+        Turn::calls([
+            ("read_file", r#"{"path": "notes.txt"}"#),
+            ("read_file", r#"{"path": "logo.png"}"#),
+            ("read_file", r#"{"path": "backup.bin"}"#),
+        ])
+        .usage(1650, 45),
         Turn::with(|request| {
             let time = result_of(request, "current_time").unwrap_or("unknown");
             Turn::text(format!(
@@ -61,7 +67,8 @@ fn script() -> ScriptedModel {
                  - It is {time} (UTC).\n\
                  - /etc/passwd is outside the data directory, so I was not allowed to read it.\n\
                  - server.log is long: I only saw its first 4,000 characters (GET requests, all 200).\n\
-                 - There is no notes.txt, and logo.png is a binary file, not text."
+                 - There is no notes.txt; logo.png is a small image (a 4×4 PNG), and backup.bin is a binary \
+                 file I cannot read."
             ))
             .usage(1790, 120)
         }),

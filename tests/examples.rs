@@ -108,17 +108,19 @@ fn file_agent_shows_every_hook_acting_and_writes_the_audit_log() {
         "← read_file [blocked] blocked: `/etc/passwd` is outside the allowed directories",
         // long results are truncated
         "hook truncate (After): Rewrote",
-        // friendly messages for a missing and a binary file
+        // friendly messages for a missing file and one no model can read
         "there is no file named `notes.txt` in the data directory; call list_files",
-        "`logo.png` is a binary file, not text; it cannot be read as text",
+        "`backup.bin` is a binary file, neither text nor an image or a PDF; it cannot be read",
+        // an image comes back as an image, named in the text
+        "← read_file [ok] logo.png: [image/png image, 98 B]",
         "hook friendly_file_errors (Error): Recovered",
         // the answer uses the current_time result
         "(UTC).",
         "/etc/passwd is outside the data directory, so I was not allowed to read it.",
         // the summary table
         "call_4    read_file     blocked",
-        "call_7    read_file     recovered(tool_failed)",
-        "4 model turns, 7 tool calls, 4435 tokens; 7 audit lines written to ",
+        "call_8    read_file     recovered(tool_failed)",
+        "4 model turns, 8 tool calls, 4435 tokens; 8 audit lines written to ",
     ];
     for line in expect {
         assert!(out.contains(line), "missing `{line}` in:\n{out}");
@@ -132,7 +134,12 @@ fn file_agent_shows_every_hook_acting_and_writes_the_audit_log() {
     let path = out.lines().last().unwrap().rsplit(" written to ").next().unwrap();
     let audit = std::fs::read_to_string(path).unwrap();
     let lines: Vec<serde_json::Value> = audit.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 7);
+    assert_eq!(lines.len(), 8);
+    // The image's line has its summary (type, size, SHA-256), never its bytes.
+    let logo = lines.iter().find(|l| l["arguments"]["path"].as_str().is_some_and(|p| p.ends_with("logo.png"))).unwrap();
+    assert_eq!(logo["parts"][0]["mime_type"], "image/png", "{logo}");
+    assert_eq!(logo["parts"][0]["bytes"], 98, "{logo}");
+    assert_eq!(logo["parts"][0]["sha256"].as_str().map(str::len), Some(64), "{logo}");
     assert!(lines.iter().any(|l| l["outcome"] == "blocked" && l["arguments"]["path"] == "/etc/passwd"), "{audit}");
     assert!(lines.iter().all(|l| l["agent"] == "file-assistant"), "{audit}");
 }

@@ -1,10 +1,11 @@
 //! The file assistant's tools and hooks, shared by the `file_agent`, `mcp_server` and
 //! `docs` examples (`#[path]`-included; not an example of its own).
 //!
-//! The tools read text files under a data directory and tell the time. The hooks keep
-//! them safe: relative paths are resolved against the data directory, anything outside
-//! it is blocked (the model hears why), long results are truncated, and a missing or
-//! binary file gets a message the model can act on.
+//! The tools read files under a data directory (text as text, images and PDFs as parts
+//! the model can look at) and tell the time. The hooks keep them safe: relative paths
+//! are resolved against the data directory, anything outside it is blocked (the model
+//! hears why), long results are truncated, and a missing file or one no model can read
+//! gets a message the model can act on.
 
 #![allow(dead_code)] // each including example uses its own part
 
@@ -13,26 +14,47 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use toolkit::hooks::{NormalizePaths, PathSandbox, Rfc3339, SafeDir, Truncate};
+use toolkit::parts::{File, Image, Part, sniff};
 use toolkit::prelude::*;
 use toolkit::{Hook, hook};
 
 /// Results longer than this many characters are cut (and say so).
 pub const MAX_RESULT_CHARS: usize = 4000;
 
-/// Read a text file and return its contents.
+/// Read a file: a text file's contents, or an image (PNG, JPEG, GIF, WebP) or a PDF to
+/// look at.
 ///
 /// Paths are relative to the data directory; use `list_files` first when unsure of
-/// a name. Only UTF-8 text files can be read.
+/// a name. Other binary files cannot be read.
 // Opened through the data directory's `SafeDir`: a link swapped in after the sandbox's
-// check cannot lead out of it.
+// check cannot lead out of it. The model client sends an image or a PDF in its API's
+// shape (`toolkit::parts`); a text-only transcript names it instead.
 #[tool(blocking, read_only, idempotent, timeout = "5s")]
 pub fn read_file(
     #[state] files: Arc<SafeDir>,
     /// The file to read, for example "report.md".
     #[arg(min_length = 1)]
     path: String,
-) -> Result<String, std::io::Error> {
-    files.read_to_string(&path)
+) -> Result<Output, std::io::Error> {
+    let bytes = match String::from_utf8(files.read(&path)?) {
+        Ok(text) => return Ok(Output::text(text)),
+        Err(not_text) => not_text.into_bytes(),
+    };
+    let name = Path::new(&path).file_name().map_or(path.clone(), |n| n.to_string_lossy().into_owned());
+    let part: Part = match sniff(&bytes) {
+        Some("application/pdf") => File::pdf(name.clone(), bytes).into(),
+        Some(_) => match Image::from_bytes(bytes) {
+            Ok(image) => image.into(),
+            Err(_) => return Err(not_readable()),
+        },
+        None => return Err(not_readable()),
+    };
+    Ok(Output::text(format!("{name}: {}", part.describe())).with_part(part))
+}
+
+/// What `read_to_string` says of bytes that are not text (the error hook knows it).
+fn not_readable() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8")
 }
 
 /// List the files in a directory of the data directory, with their sizes.
@@ -68,7 +90,7 @@ pub fn friendly_file_errors(err: &mut ErrorCall<'_>) -> Recovery {
             "there is no file named `{name}` in the data directory; call list_files to see the files there"
         ))
     } else if message.contains("valid UTF-8") {
-        Recovery::Message(format!("`{name}` is a binary file, not text; it cannot be read as text"))
+        Recovery::Message(format!("`{name}` is a binary file, neither text nor an image or a PDF; it cannot be read"))
     } else {
         Recovery::Propagate
     }
@@ -90,8 +112,16 @@ pub fn file_hooks(data: &Path) -> Vec<Hook> {
     ]
 }
 
+/// The example's logo: a 4×4 PNG.
+const LOGO_PNG: [u8; 98] = [
+    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 4, 0, 0, 0, 4, 8, 2, 0, 0, 0, 38, 147, 9,
+    41, 0, 0, 0, 41, 73, 68, 65, 84, 120, 156, 13, 199, 49, 1, 0, 0, 12, 194, 48, 132, 33, 12, 97, 21, 81, 89, 91, 190,
+    36, 177, 113, 145, 152, 212, 214, 85, 250, 153, 157, 155, 236, 131, 197, 33, 120, 23, 242, 23, 193, 105, 175, 105,
+    80, 0, 0, 0, 0, 73, 69, 78, 68, 174, 66, 96, 130,
+];
+
 /// Creates `dir` with the sample files the examples read: a short report, a long log
-/// (longer than [`MAX_RESULT_CHARS`]) and a small binary file.
+/// (longer than [`MAX_RESULT_CHARS`]), a small image and a small binary file.
 pub fn create_sample_data(dir: &Path) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     std::fs::write(
@@ -104,6 +134,7 @@ pub fn create_sample_data(dir: &Path) -> std::io::Result<PathBuf> {
     let log: String =
         (1..=400).map(|i| format!("2026-11-30T09:{:02}:{:02}Z GET /api/items/{i} 200\n", i / 60, i % 60)).collect();
     std::fs::write(dir.join("server.log"), log)?;
-    std::fs::write(dir.join("logo.png"), [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0xfe, 0x00])?;
+    std::fs::write(dir.join("logo.png"), LOGO_PNG)?;
+    std::fs::write(dir.join("backup.bin"), [0x00, 0xff, 0xfe, 0x13, 0x37, 0x00, 0x80, 0x81])?;
     dir.canonicalize()
 }
