@@ -624,6 +624,7 @@ impl Inner {
                 parallel_tool_calls: self.parallel_tool_calls,
                 strict: self.strict,
                 response_format: answer.as_ref().map(|a| &a.format),
+                namespaces: self.tools.namespaces(),
             };
             let reply = if streaming {
                 let text = |delta: &str| emit(&on_event, &AgentEvent::TextDelta { iteration, text: delta });

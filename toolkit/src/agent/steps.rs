@@ -163,6 +163,7 @@ impl Agent {
             parallel_tool_calls: inner.parallel_tool_calls,
             strict: inner.strict,
             response_format: None,
+            namespaces: inner.tools.namespaces(),
         };
         let mut reply = inner.model.complete(request).await?;
         distinct_ids(&mut reply.message.tool_calls);

@@ -68,6 +68,8 @@ mod openai_wire;
 mod parts_wire;
 #[cfg(feature = "openai")]
 mod responses;
+#[cfg(feature = "openai")]
+mod responses_tools;
 mod scripted;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod sse;
@@ -182,6 +184,10 @@ pub struct ModelRequest<'a> {
     /// The shape the final answer must take, if any (a typed run: each client asks for
     /// it in its provider's native way).
     pub response_format: Option<&'a ResponseFormat>,
+    /// The toolbox's namespaces ([`Namespace`](crate::search::Namespace)): a client whose
+    /// API groups tools (OpenAI Responses with tool search) sends the tools in them as
+    /// groups; others send every tool on its own.
+    pub namespaces: &'a [crate::search::Namespace],
 }
 
 /// The shape a final answer must take: a JSON value of this schema. Each client asks
@@ -245,7 +251,14 @@ impl<'a> ModelRequest<'a> {
             parallel_tool_calls: true,
             strict: false,
             response_format: None,
+            namespaces: &[],
         }
+    }
+
+    /// Names the namespaces the tools are grouped in.
+    pub fn namespaces(mut self, namespaces: &'a [crate::search::Namespace]) -> Self {
+        self.namespaces = namespaces;
+        self
     }
 
     /// Asks for a final answer of this shape.

@@ -10,6 +10,7 @@
 //! | tools | [`Target::OpenAiResponses`](crate::Target::OpenAiResponses) exports (`strict` per tool, or for all when the request asks) |
 //! | a reply with a program (programmatic tool calling) | its output items but reasoning, sent back exactly ([`AssistantMessage::echo`]); the tools programs may call come with `allowed_callers` and `output_schema`, and the request with the `programmatic_tool_calling` tool |
 //! | a call to a free-form tool | a `custom_tool_call` item (`input`: the parameter's text), its result a `custom_tool_call_output` |
+//! | deferred tools and [`Namespace`](crate::search::Namespace)s, with [`tool_search`](OpenAiResponsesBuilder::tool_search) on | every tool sent: deferred ones with `defer_loading: true`, a namespace's tools in one `namespace` tool, the hosted `tool_search` in place of toolkit's `search_tools`; `tool_search_call` and `tool_search_output` items go back in the echo, and calls to namespaced tools (and their outputs) name the namespace |
 //!
 //! Requests are sent with `store: false`: the conversation is toolkit's, sent whole each
 //! turn, and nothing is kept on the provider's side. The reply's `output` items become
@@ -49,12 +50,15 @@ use crate::ToolCall;
 #[derive(Clone)]
 pub struct OpenAiResponses {
     transport: Transport,
+    /// The API searches deferred tools itself (`tool_search`), and takes namespaces.
+    tool_search: bool,
 }
 
 /// Builds an [`OpenAiResponses`] client.
 #[derive(Default)]
 pub struct OpenAiResponsesBuilder {
     settings: Settings,
+    tool_search: bool,
 }
 
 impl OpenAiResponses {
@@ -62,7 +66,7 @@ impl OpenAiResponses {
 
     async fn send(&self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         let fitted = self.transport.fit(request.messages);
-        let body = body(&self.transport.model, &request.with_messages(&fitted));
+        let body = body(&self.transport.model, &request.with_messages(&fitted), self.tool_search);
         let text = self.transport.post(&body).await?;
         parse_reply(&text, &Custom::of(request.tools))
     }
@@ -81,7 +85,7 @@ impl Model for OpenAiResponses {
     /// and other event types are skipped.
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
         let fitted = self.transport.fit(request.messages);
-        let mut body = body(&self.transport.model, &request.with_messages(&fitted));
+        let mut body = body(&self.transport.model, &request.with_messages(&fitted), self.tool_search);
         body["stream"] = Value::Bool(true);
         let chunks = ResponsesChunks { custom: Custom::of(request.tools), ..ResponsesChunks::default() };
         sse::stream(&self.transport, &body, chunks)
@@ -90,11 +94,17 @@ impl Model for OpenAiResponses {
     fn name(&self) -> &str {
         &self.transport.model
     }
+
+    /// With [`tool_search`](OpenAiResponsesBuilder::tool_search) on, the API's hosted
+    /// tool search finds the deferred tools (sent with `defer_loading: true`).
+    fn searches_tools(&self) -> bool {
+        self.tool_search
+    }
 }
 
 impl fmt::Debug for OpenAiResponses {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.transport.debug(f, "OpenAiResponses").finish()
+        self.transport.debug(f, "OpenAiResponses").field("tool_search", &self.tool_search).finish()
     }
 }
 
@@ -106,19 +116,37 @@ impl OpenAiResponsesBuilder {
         model_default: "gpt-4o-mini"
     );
 
+    /// Lets the API search the toolbox's deferred tools itself, for models that have
+    /// tool search (`gpt-5.4` and later): every tool is sent, the deferred ones with
+    /// `defer_loading: true`, the tools of each [`Namespace`](crate::search::Namespace)
+    /// inside one `namespace` tool, and the hosted `tool_search` tool in place of
+    /// toolkit's `search_tools`. Off by default (toolkit's `search_tools` then serves
+    /// every model); the API's `tool_search_call` and `tool_search_output` items go back
+    /// in the message's echo.
+    pub fn tool_search(mut self, on: bool) -> Self {
+        self.tool_search = on;
+        self
+    }
+
     /// The client, or [`ModelError::MissingKey`] naming the variable to set.
     pub fn build(self) -> Result<OpenAiResponses, ModelError> {
-        Ok(OpenAiResponses { transport: self.settings.build(super::openai::OPENAI_DEFAULTS, "/responses")? })
+        Ok(OpenAiResponses {
+            transport: self.settings.build(super::openai::OPENAI_DEFAULTS, "/responses")?,
+            tool_search: self.tool_search,
+        })
     }
 }
 
 /// The request body.
-fn body(model: &str, request: &ModelRequest<'_>) -> Value {
+fn body(model: &str, request: &ModelRequest<'_>, tool_search: bool) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), Value::from(model));
     let custom = Custom::of(request.tools);
     // The ids of calls sent as custom: their results are custom outputs.
     let mut custom_calls: Vec<&str> = Vec::new();
+    // With tool search, a call to a namespaced tool and its output name the namespace.
+    let mut namespaced: Vec<(&str, &str)> = Vec::new();
+    let namespaces = if tool_search { request.namespaces } else { &[] };
     let mut instructions = Vec::new();
     let mut input = Vec::new();
     for message in request.messages {
@@ -133,6 +161,9 @@ fn body(model: &str, request: &ModelRequest<'_>) -> Value {
                             && let Some(id) = item["call_id"].as_str()
                         {
                             custom_calls.push(id);
+                        }
+                        if let (Some(id), Some(namespace)) = (item["call_id"].as_str(), item["namespace"].as_str()) {
+                            namespaced.push((id, namespace));
                         }
                     }
                     input.extend(echo.items.iter().cloned());
@@ -150,9 +181,14 @@ fn body(model: &str, request: &ModelRequest<'_>) -> Value {
                         }));
                         continue;
                     }
-                    input.push(json!({
+                    let mut item = json!({
                         "type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments
-                    }));
+                    });
+                    if let Some(namespace) = super::responses_tools::namespace_of(namespaces, &call.name) {
+                        item["namespace"] = Value::from(namespace.name());
+                        namespaced.push((&call.id, namespace.name()));
+                    }
+                    input.push(item);
                 }
             }
             Message::Tool { tool_call_id, content, parts, .. } => {
@@ -162,7 +198,11 @@ fn body(model: &str, request: &ModelRequest<'_>) -> Value {
                     "function_call_output"
                 };
                 let output = super::parts_wire::responses_output(content, parts);
-                input.push(json!({"type": kind, "call_id": tool_call_id, "output": output}));
+                let mut item = json!({"type": kind, "call_id": tool_call_id, "output": output});
+                if let Some(&(_, namespace)) = namespaced.iter().find(|(id, _)| *id == tool_call_id.as_str()) {
+                    item["namespace"] = Value::from(namespace);
+                }
+                input.push(item);
             }
         }
     }
@@ -171,12 +211,7 @@ fn body(model: &str, request: &ModelRequest<'_>) -> Value {
     }
     body.insert("input".into(), Value::Array(input));
     if !request.tools.is_empty() {
-        let mut tools: Vec<Value> =
-            request.tools.iter().map(|spec| spec.openai_responses_strict(request.strict)).collect();
-        // Programmatic tool calling: the program runner, for the tools programs may call.
-        if request.tools.iter().any(|spec| spec.programmable(crate::Target::OpenAiResponses)) {
-            tools.push(json!({"type": "programmatic_tool_calling"}));
-        }
+        let tools = super::responses_tools::tools(request, tool_search);
         body.insert("tools".into(), Value::Array(tools));
         let named = |name: &String| {
             let kind = if custom.get(name).is_some() { "custom" } else { "function" };
@@ -223,8 +258,12 @@ struct Reply {
 const ECHO: &str = "openai-responses";
 
 /// Whether rebuilding a reply from its text and calls would lose `item`: a program
-/// (programmatic tool calling), its output, or a call a program made (its `caller`).
+/// (programmatic tool calling), its output, a call a program made (its `caller`), or
+/// the API's tool search and the namespaced calls after it.
 fn needs_echo(item: &Value) -> bool {
+    if super::responses_tools::searched(item) {
+        return true;
+    }
     match item["type"].as_str() {
         Some("program" | "program_output") => true,
         Some("function_call" | "custom_tool_call") => item.get("caller").is_some_and(|c| c["type"] != "direct"),
@@ -462,7 +501,7 @@ mod tests {
             Message::Assistant(AssistantMessage::calls(vec![ToolCall::new("c1", "add", r#"{"a":1}"#)])),
             Message::Tool { tool_call_id: "c1".into(), content: "2".into(), is_error: false, parts: vec![] },
         ];
-        let body = body("m", &ModelRequest::new(&conversation, &[]));
+        let body = body("m", &ModelRequest::new(&conversation, &[]), false);
         assert_eq!(body["instructions"], "Be brief.");
         assert_eq!(
             body["input"],
@@ -487,12 +526,12 @@ mod tests {
         let messages = [Message::user("hi")];
         let choice = ToolChoice::Tool("add".into());
         let request = ModelRequest::new(&messages, &specs).tool_choice(&choice).parallel_tool_calls(false).strict(true);
-        let body = body("m", &request);
+        let body = body("m", &request, false);
         assert_eq!(body["tools"][0]["strict"], true);
         assert_eq!(body["tools"][0]["name"], "add");
         assert_eq!(body["tool_choice"], json!({"type": "function", "name": "add"}));
         assert_eq!(body["parallel_tool_calls"], false);
-        let plain = super::body("m", &ModelRequest::new(&messages, &specs));
+        let plain = super::body("m", &ModelRequest::new(&messages, &specs), false);
         assert_eq!(plain["tools"][0]["strict"], false);
         assert_eq!(plain["tool_choice"], "auto");
     }

@@ -34,6 +34,7 @@
 //! ```
 
 mod index;
+mod namespace;
 mod tokens;
 
 use std::sync::{Arc, RwLock};
@@ -42,6 +43,7 @@ use futures_util::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 pub use index::{Hit, ToolIndex};
+pub use namespace::Namespace;
 
 use crate::call::Output;
 use crate::context::CallContext;
@@ -59,6 +61,12 @@ const MAX_LIMIT: u64 = 20;
 /// How much of a found tool's description the result shows, in characters.
 const DESCRIPTION_CHARS: usize = 300;
 
+/// How many namespaces `search_tools` names in its description, at most.
+const NAMESPACES_SHOWN: usize = 40;
+
+/// How many characters of a namespace's description `search_tools` shows.
+const NAMESPACE_CHARS: usize = 160;
+
 /// The deferred tools of a toolbox, indexed: shared by the toolbox, which adds to it,
 /// and its `search_tools` tool, which reads it.
 #[derive(Default)]
@@ -69,22 +77,79 @@ pub(crate) struct Catalog {
 #[derive(Default)]
 struct Indexed {
     index: ToolIndex,
-    /// Each indexed tool's name and description, in the index's order.
-    tools: Vec<(String, String)>,
+    /// Each indexed tool, in the index's order.
+    tools: Vec<Entry>,
+    /// A namespace changed what some tools are indexed by: the index is rebuilt before
+    /// the next search.
+    stale: bool,
 }
+
+/// One indexed tool: what a search shows of it, and the text it is found by.
+struct Entry {
+    name: String,
+    description: String,
+    namespace: Option<String>,
+    fields: Vec<(f32, String)>,
+}
+
+/// How much a tool's namespace (its name and description) counts: like the tool's own
+/// description, but shared by every tool of the namespace.
+const NAMESPACE_WEIGHT: f32 = 0.5;
 
 impl Catalog {
     /// Indexes a deferred tool.
     pub(crate) fn add(&self, spec: &ToolSpec) {
         let mut indexed = self.inner.write().unwrap_or_else(|e| e.into_inner());
-        indexed.index.add(&spec.name, index::fields(spec));
-        indexed.tools.push((spec.name.clone(), spec.description.clone()));
+        let fields = index::fields(spec);
+        if !indexed.stale {
+            indexed.index.add(&spec.name, fields.clone());
+        }
+        indexed.tools.push(Entry {
+            name: spec.name.clone(),
+            description: spec.description.clone(),
+            namespace: None,
+            fields,
+        });
     }
 
-    /// The best `limit` tools for `query`: name and description.
-    fn search(&self, query: &str, limit: usize) -> Vec<(String, String)> {
-        let indexed = self.inner.read().unwrap_or_else(|e| e.into_inner());
-        indexed.index.search(query, limit).into_iter().map(|hit| indexed.tools[hit.index].clone()).collect()
+    /// Puts the indexed tools of `namespace` in it: they are found by its words too.
+    pub(crate) fn annotate(&self, namespace: &Namespace) {
+        let mut indexed = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        let text = format!("{} {}", namespace.name(), namespace.description());
+        let mut changed = false;
+        for entry in indexed.tools.iter_mut().filter(|e| namespace.contains(&e.name)) {
+            entry.namespace = Some(namespace.name().to_owned());
+            entry.fields.push((NAMESPACE_WEIGHT, text.clone()));
+            changed = true;
+        }
+        indexed.stale |= changed;
+    }
+
+    /// The best `limit` tools for `query`: name, description and namespace.
+    fn search(&self, query: &str, limit: usize) -> Vec<(String, String, Option<String>)> {
+        let found = |indexed: &Indexed| -> Vec<(String, String, Option<String>)> {
+            let hits = indexed.index.search(query, limit);
+            hits.into_iter()
+                .map(|hit| &indexed.tools[hit.index])
+                .map(|e| (e.name.clone(), e.description.clone(), e.namespace.clone()))
+                .collect()
+        };
+        {
+            let indexed = self.inner.read().unwrap_or_else(|e| e.into_inner());
+            if !indexed.stale {
+                return found(&indexed);
+            }
+        }
+        let mut indexed = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        if indexed.stale {
+            let mut index = ToolIndex::default();
+            for entry in &indexed.tools {
+                index.add(&entry.name, entry.fields.clone());
+            }
+            indexed.index = index;
+            indexed.stale = false;
+        }
+        found(&indexed)
     }
 }
 
@@ -95,7 +160,8 @@ pub(crate) struct SearchTools {
 }
 
 impl SearchTools {
-    pub(crate) fn new(catalog: Arc<Catalog>) -> Self {
+    /// The tool, its description naming `namespaces` (those with deferred tools).
+    pub(crate) fn new(catalog: Arc<Catalog>, namespaces: &[&Namespace]) -> Self {
         let schema = json!({
             "type": "object",
             "properties": {
@@ -113,8 +179,19 @@ impl SearchTools {
             "required": ["query"],
             "additionalProperties": false
         });
-        let description = "Find more tools. Besides the tools you see, there are others you can load: search \
-            them by what you need done. The tools found can be called from your next turn.";
+        let mut description = "Find more tools. Besides the tools you see, there are others you can load: search \
+            them by what you need done. The tools found can be called from your next turn."
+            .to_owned();
+        if !namespaces.is_empty() {
+            description.push_str(" They are grouped in namespaces:");
+            for namespace in namespaces.iter().take(NAMESPACES_SHOWN) {
+                let about: String = namespace.description().chars().take(NAMESPACE_CHARS).collect();
+                description.push_str(&format!("\n- {}: {}", namespace.name(), about.trim()));
+            }
+            if namespaces.len() > NAMESPACES_SHOWN {
+                description.push_str(&format!("\n- and {} more", namespaces.len() - NAMESPACES_SHOWN));
+            }
+        }
         let spec = ToolSpec::new(SEARCH_TOOLS, description, schema).with_annotations(Annotations {
             read_only: true,
             idempotent: true,
@@ -141,9 +218,12 @@ impl DynTool for SearchTools {
             let found = self.catalog.search(query, limit as usize);
             let tools: Vec<Value> = found
                 .into_iter()
-                .map(|(name, description)| {
+                .map(|(name, description, namespace)| {
                     let description: String = description.chars().take(DESCRIPTION_CHARS).collect();
-                    json!({"name": name, "description": description})
+                    match namespace {
+                        Some(namespace) => json!({"name": name, "namespace": namespace, "description": description}),
+                        None => json!({"name": name, "description": description}),
+                    }
                 })
                 .collect();
             let note = if tools.is_empty() {

@@ -6,6 +6,7 @@
 //! call is the business of the private `exec` module.
 
 mod observe;
+mod search;
 mod table;
 
 use std::fmt;
@@ -82,6 +83,10 @@ pub struct Toolbox {
     span_content: Option<Arc<crate::hooks::Redactor>>,
     /// The deferred tools, indexed for `search_tools` (`None`: there are none).
     catalog: Option<Arc<crate::search::Catalog>>,
+    /// Whether `search_tools` is toolkit's (not a tool of the toolbox's own by that name).
+    own_search: bool,
+    /// The namespaces, in the order they were added.
+    namespaces: Vec<crate::search::Namespace>,
 }
 
 impl Default for Toolbox {
@@ -112,6 +117,8 @@ impl Toolbox {
             plans: OnceLock::new(),
             span_content: None,
             catalog: None,
+            own_search: false,
+            namespaces: Vec::new(),
         }
     }
 
@@ -177,42 +184,6 @@ impl Toolbox {
     pub fn with_span_content(mut self, redactor: crate::hooks::Redactor) -> Self {
         self.span_content = Some(Arc::new(redactor));
         self
-    }
-
-    /// Indexes the deferred tool `name` for `search_tools`, adding that tool with the
-    /// first deferred one (unless the toolbox has a tool of that name already: then
-    /// that one answers).
-    fn defer(&mut self, name: Option<String>) {
-        let Some(name) = name else { return };
-        let catalog = match &self.catalog {
-            Some(catalog) => Arc::clone(catalog),
-            None => {
-                let catalog = Arc::new(crate::search::Catalog::default());
-                self.catalog = Some(Arc::clone(&catalog));
-                let search = ToolEntry::dynamic(crate::search::SearchTools::new(Arc::clone(&catalog)));
-                if self.table.push(search).is_err() {
-                    tracing::warn!(
-                        "this toolbox has its own `{}` tool: it, not toolkit's, answers searches for deferred tools",
-                        crate::search::SEARCH_TOOLS
-                    );
-                }
-                catalog
-            }
-        };
-        if let Some(spec) = self.table.spec(&name) {
-            catalog.add(spec);
-        }
-    }
-
-    /// Whether the tool `name` is deferred: sent to a model only once `search_tools`
-    /// found it (see [`search`](crate::search)).
-    pub fn is_deferred(&self, name: &str) -> bool {
-        self.catalog.is_some() && self.table.spec(name).is_some_and(|spec| spec.deferred)
-    }
-
-    /// Whether the toolbox has deferred tools (and so `search_tools`).
-    pub fn has_deferred(&self) -> bool {
-        self.catalog.is_some()
     }
 
     /// Adds a hook to this toolbox (it acts on this toolbox's calls only).

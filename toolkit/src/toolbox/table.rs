@@ -69,6 +69,25 @@ pub enum ToolboxError {
     /// The name is not `^[a-zA-Z0-9_-]{{1,64}}$`.
     #[error("`{0}` is not a valid tool name: use 1 to 64 ASCII letters, digits, `_` or `-`")]
     InvalidName(String),
+    /// Another namespace of the toolbox already has this name.
+    #[error("a namespace named `{0}` is already in this toolbox")]
+    DuplicateNamespace(String),
+    /// A namespace names a tool the toolbox does not have.
+    #[error("namespace `{namespace}` names `{tool}`, which is not in this toolbox: add the tool first")]
+    NotInToolbox {
+        /// The tool named.
+        tool: String,
+        /// The namespace being added.
+        namespace: String,
+    },
+    /// A namespace names a tool that is in another namespace already.
+    #[error("`{tool}` is in namespace `{namespace}` already: a tool is in one namespace at most")]
+    InNamespace {
+        /// The tool named.
+        tool: String,
+        /// The namespace it is in.
+        namespace: String,
+    },
 }
 
 /// The tools, in order, and their index by name.
@@ -97,6 +116,18 @@ impl Table {
         self.entries.push(entry);
         self.near = std::sync::OnceLock::new();
         Ok(())
+    }
+
+    /// Puts `entry` in place of the tool of its name; `false` (and no change) if there
+    /// is none.
+    pub(crate) fn replace(&mut self, entry: ToolEntry) -> bool {
+        match self.index.get(&entry.name) {
+            Some(&i) => {
+                self.entries[i] = entry;
+                true
+            }
+            None => false,
+        }
     }
 
     /// The tool of this name, and its place in the table.
