@@ -335,3 +335,33 @@ async fn allowed_tools_take_each_providers_shape() {
     assert_eq!(received[1].body["toolConfig"]["functionCallingConfig"], json!({"mode": "AUTO"}));
     assert_eq!(declared(&received[1].body), ["get_weather"]);
 }
+
+/// `McpServer::with_tool_search`: the official Python client is listed the tools that
+/// are not deferred; its `search_tools` call adds what it found to its own list, and the
+/// server says the list changed (in a session); a found tool is called like any other.
+/// Another client's list is its own.
+#[test]
+fn mcp_server_with_tool_search_lists_the_undeferred_tools_and_grows_each_clients_list() {
+    use toolkit::mcp::McpServer;
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let server = McpServer::new(tools()).with_tool_search(true);
+    let http = runtime.block_on(server.bind_http("127.0.0.1:0")).unwrap();
+    let target = ["--url".to_owned(), http.url()];
+    runtime.spawn(http.run());
+    let calls = json!([["search_tools", {"query": "weather in a city"}], ["get_weather", {"city": "Paris"}]]);
+    for mode in ["legacy", "legacy", "modern"] {
+        let Some(report) = support::python_client(mode, &calls, &target) else { return };
+        let names = |list: &Value| -> Vec<String> {
+            list.as_array().unwrap().iter().map(|t| t.as_str().or(t["name"].as_str()).unwrap().to_owned()).collect()
+        };
+        assert_eq!(names(&report["tools"]), ["add", SEARCH_TOOLS], "{mode}: only the tools not deferred");
+        assert_eq!(report["calls"][1]["result"]["content"][0]["text"], "Paris: 21 °C, sunny", "{report}");
+        if report["protocol_version"] == "2026-07-28" {
+            // Stateless: no client to remember a search for; the list stays as it was.
+            assert_eq!(names(&report["tools_after"]), ["add", SEARCH_TOOLS], "{report}");
+        } else {
+            assert_eq!(names(&report["tools_after"]), ["add", SEARCH_TOOLS, "get_weather"], "{report}");
+            assert_eq!(report["list_changed"], 1, "{report}");
+        }
+    }
+}

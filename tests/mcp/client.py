@@ -15,7 +15,9 @@ Used by the Rust tests in tests/mcp_python.rs; not a test on its own. Usage:
 `protocol_version`, `server`, `tools` (as listed), and per call either `result` (the
 `CallToolResult`, with `structured_valid`: whether `structuredContent` validates against
 the tool's `outputSchema`) or `error` (`code`, `message`) for a protocol error, and
-`progress`: the progress notifications the call got (each call asks for them).
+`progress`: the progress notifications the call got (each call asks for them); then
+`tools_after` (the names listed again after the calls) and `list_changed` (how many
+`notifications/tools/list_changed` the server sent).
 
 With `--answer`, the client declares elicitation and answers every form a server sends
 (approve: `{"approve": true}`; deny: `{"approve": false, "note": "not now"}`); the report's
@@ -39,6 +41,13 @@ def dump(model):
 
 
 ASKED = []
+CHANGED = []
+
+
+async def on_message(message):
+    """Counts the server's `notifications/tools/list_changed`."""
+    if type(message).__name__ == "ToolListChangedNotification":
+        CHANGED.append(1)
 
 
 def answering(answer):
@@ -84,12 +93,18 @@ async def exercise(session, calls, protocol_version, server):
             entry["error"] = {"code": error.code, "message": error.message}
         report["calls"].append(entry)
     report["asked"] = list(ASKED)
+    # The list again, after the calls (a search may have added tools to it).
+    after = await session.list_tools()
+    report["tools_after"] = [tool.name for tool in after.tools]
+    report["list_changed"] = len(CHANGED)
     return report
 
 
 async def legacy(streams, calls, answer):
     read, write = streams
-    async with ClientSession(read, write, elicitation_callback=answering(answer)) as session:
+    async with ClientSession(
+        read, write, elicitation_callback=answering(answer), message_handler=on_message
+    ) as session:
         init = await session.initialize()
         server = dump(init.server_info) if init.server_info else None
         return await exercise(session, calls, init.protocol_version, server)
@@ -118,7 +133,9 @@ async def main():
             async with streamable_http_client(target) as streams:
                 report = await legacy(streams, calls, args.answer)
     else:
-        async with Client(target, mode="auto", elicitation_callback=answering(args.answer)) as client:
+        async with Client(
+            target, mode="auto", elicitation_callback=answering(args.answer), message_handler=on_message
+        ) as client:
             server = dump(client.server_info) if client.server_info else None
             report = await exercise(client, calls, client.protocol_version, server)
     json.dump(report, sys.stdout)

@@ -22,6 +22,7 @@ use crate::Toolbox;
 use crate::schema::Target;
 
 mod call;
+mod listing;
 mod task;
 
 use call::modern;
@@ -131,6 +132,9 @@ struct Inner {
     approvals: Approvals,
     /// The tools whose calls run as tasks, and where the tasks are kept.
     tasks: Option<Arc<super::tasks::Tasks>>,
+    /// With tool search: the positions of the tools every client is listed (those not
+    /// deferred). `None`: every tool is listed.
+    listed: Option<Vec<usize>>,
 }
 
 /// What one connection (a byte stream, or an HTTP server with its sessions) shares.
@@ -147,6 +151,8 @@ struct Connection {
     running: Arc<tokio::sync::Semaphore>,
     /// Calls waiting for a permit.
     queued: std::sync::atomic::AtomicUsize,
+    /// The tools each client's searches found (with tool search).
+    found: listing::Found,
 }
 
 impl Connection {
@@ -158,6 +164,7 @@ impl Connection {
             label: format!("connection-{n}").into(),
             running: Arc::new(tokio::sync::Semaphore::new(inner.max_running)),
             queued: std::sync::atomic::AtomicUsize::new(0),
+            found: listing::Found::default(),
         })
     }
 }
@@ -165,6 +172,8 @@ impl Connection {
 #[derive(Clone)]
 struct Route {
     tool: Tool,
+    /// Its position in the tool list.
+    at: usize,
     /// What the tool's successful results carry besides their text.
     output: Structured,
 }
@@ -215,7 +224,7 @@ impl McpServer {
                 }
                 (None, _) => Structured::Never,
             };
-            routes.insert(spec.name.clone(), Route { tool: tool.clone(), output });
+            routes.insert(spec.name.clone(), Route { tool: tool.clone(), at: tools.len(), output });
             tools.push(tool);
         }
         let capabilities = ServerCapabilities::builder().enable_tools().build();
@@ -237,6 +246,7 @@ impl McpServer {
             max_unanswered: 1024,
             approvals: Approvals::new(),
             tasks: None,
+            listed: None,
         };
         let connection = Connection::new(&inner);
         McpServer { inner: Arc::new(inner), connection }
@@ -474,11 +484,15 @@ impl ServerHandler for McpServer {
         cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let all = &self.inner.list.tools;
+        // With tool search, the tools this client is listed; else every tool.
+        let listing = self.listing(&cx);
+        let len = listing.as_ref().map_or(all.len(), Vec::len);
+        let at = |i: usize| listing.as_ref().map_or(i, |listed| listed[i]);
         // The cursor is the offset of the page, as `nextCursor` gave it.
         let start = match request.and_then(|r| r.cursor) {
             None => 0,
             Some(cursor) => match cursor.strip_prefix("tools:").and_then(|n| n.parse::<usize>().ok()) {
-                Some(n) if n < all.len() => n,
+                Some(n) if n < len => n,
                 _ => {
                     return Err(ErrorData::invalid_params(
                         format!(
@@ -490,14 +504,14 @@ impl ServerHandler for McpServer {
                 }
             },
         };
-        let end = start.saturating_add(self.inner.page_size).min(all.len());
-        let mut list = ListToolsResult::with_all_items(all[start..end].to_vec());
-        list.next_cursor = (end < all.len()).then(|| format!("tools:{end}"));
+        let end = start.saturating_add(self.inner.page_size).min(len);
+        let mut list = ListToolsResult::with_all_items((start..end).map(|i| all[at(i)].clone()).collect());
+        list.next_cursor = (end < len).then(|| format!("tools:{end}"));
         // Caching hints and output schemas of any root are 2026-07-28 features; legacy
         // sessions get the legacy shape.
         if modern(&cx) {
             for (tool, n) in list.tools.iter_mut().zip(start..end) {
-                if let Some(schema) = self.inner.any_outputs.get(&n) {
+                if let Some(schema) = self.inner.any_outputs.get(&at(n)) {
                     tool.output_schema = Some(Arc::clone(schema));
                 }
             }

@@ -131,6 +131,9 @@ impl McpServer {
         if let Some(asked) = input_required {
             return CallToolResponse::InputRequired(asked);
         }
+        if let Some(result) = &result {
+            self.note_search(result, &cx).await;
+        }
         match result {
             Some(result) => CallToolResponse::Complete(to_mcp_result(result, output)),
             None => refused("The call was cancelled.".to_owned()),
