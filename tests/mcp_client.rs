@@ -165,14 +165,30 @@ async fn remote_names_that_clash_once_cleaned_are_told_apart_and_all_added() {
 /// them by what they do; they still run remotely when called.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_imported_deferred_are_found_by_search() {
-    let remote = connect("mcp-client-deferred").await.with_prefix("ex_").with_deferred(true);
+    let remote = connect("mcp-client-deferred")
+        .await
+        .with_prefix("ex_")
+        .with_deferred(true)
+        .with_namespace("example", "The example server: files, weather and notes.");
     let mut tools = Toolbox::new();
-    remote.add_to(&mut tools).expect("names are free");
+    let imported = remote.add_to(&mut tools).expect("names are free");
     assert!(tools.has_deferred() && tools.is_deferred("ex_get_weather"));
+    assert_eq!(tools.namespaces()[0].tools().len(), imported, "every imported tool is in the namespace");
+    assert_eq!(tools.namespace_of("ex_get_weather").map(|ns| ns.name()), Some("example"));
+    assert!(tools.spec("search_tools").unwrap().description.contains("\n- example: The example server"));
+    // A second import into the same namespace is refused whole.
+    let again = connect("mcp-client-deferred-2").await.with_prefix("ex2_").with_namespace("example", "again");
+    let before = tools.len();
+    assert_eq!(
+        again.add_to(&mut tools).unwrap_err().to_string(),
+        "a namespace named `example` is already in this toolbox"
+    );
+    assert_eq!(tools.len(), before, "no tool was added");
     assert_eq!(tools.names()[1], toolkit::search::SEARCH_TOOLS, "with the first deferred tool");
     let found = tools.call(ToolCall::new("1", "search_tools", r#"{"query": "weather forecast", "limit": 1}"#)).await;
     let found: serde_json::Value = serde_json::from_str(&found.content).unwrap();
     assert_eq!(found["tools"][0]["name"], "ex_get_weather", "{found}");
+    assert_eq!(found["tools"][0]["namespace"], "example", "{found}");
     let ok = tools.call(ToolCall::new("2", "ex_get_weather", r#"{"location":"Paris"}"#)).await;
     assert!(ok.content.contains(r#""conditions":"overcast""#), "{}", ok.content);
 }

@@ -50,6 +50,8 @@ pub struct McpTools {
     timeout: Option<Duration>,
     /// Whether the imported tools are deferred ([`with_deferred`](McpTools::with_deferred)).
     deferred: bool,
+    /// The namespace the imported tools go in ([`with_namespace`](McpTools::with_namespace)).
+    namespace: Option<(String, String)>,
 }
 
 impl std::fmt::Debug for McpTools {
@@ -145,7 +147,14 @@ impl McpTools {
             match page.next_cursor {
                 None => {
                     let client = Arc::new(client);
-                    return Ok(McpTools { client, tools, prefix: String::new(), timeout: None, deferred: false });
+                    return Ok(McpTools {
+                        client,
+                        tools,
+                        prefix: String::new(),
+                        timeout: None,
+                        deferred: false,
+                        namespace: None,
+                    });
                 }
                 Some(next) if !seen.insert(next.clone()) => {
                     return Err(refused(format!("the server gave the cursor `{next}` twice")));
@@ -176,6 +185,17 @@ impl McpTools {
     /// tools cost nothing in the prompt until needed.
     pub fn with_deferred(mut self, deferred: bool) -> Self {
         self.deferred = deferred;
+        self
+    }
+
+    /// Puts the imported tools in a [`Namespace`](crate::search::Namespace) of the
+    /// toolbox named `name`, described by `description` (what the server is for): the
+    /// OpenAI Responses API with tool search shows the model the namespace until it
+    /// loads the tools, and `search_tools` names it. With
+    /// [`with_deferred`](McpTools::with_deferred), a large server costs the prompt one
+    /// line until its tools are needed.
+    pub fn with_namespace(mut self, name: impl Into<String>, description: impl Into<String>) -> Self {
+        self.namespace = Some((name.into(), description.into()));
         self
     }
 
@@ -223,12 +243,25 @@ impl McpTools {
         spec.with_deferred(self.deferred)
     }
 
-    /// Adds every tool to `toolbox` as a run-time tool; returns how many. Fails, adding
-    /// none, if a name is already taken.
+    /// Adds every tool to `toolbox` as a run-time tool, in the namespace if one was
+    /// given; returns how many. Fails, adding none, if a name is already taken (a
+    /// tool's, or the namespace's).
     pub fn add_to(&self, toolbox: &mut Toolbox) -> Result<usize, McpError> {
         let specs = self.specs();
         if let Some(taken) = specs.iter().find(|s| toolbox.spec(&s.name).is_some()) {
             return Err(crate::ToolboxError::DuplicateName(taken.name.clone()).into());
+        }
+        let namespace = self.namespace.as_ref().map(|(name, description)| {
+            crate::search::Namespace::new(name.clone(), description.clone())
+                .with_tools(specs.iter().map(|s| s.name.clone()))
+        });
+        if let Some(namespace) = &namespace {
+            if !crate::schema::is_valid_name(namespace.name()) {
+                return Err(crate::ToolboxError::InvalidName(namespace.name().to_owned()).into());
+            }
+            if toolbox.namespaces().iter().any(|ns| ns.name() == namespace.name()) {
+                return Err(crate::ToolboxError::DuplicateNamespace(namespace.name().to_owned()).into());
+            }
         }
         for (tool, spec) in self.tools.iter().zip(specs) {
             let peer = self.client.peer().clone();
@@ -239,6 +272,9 @@ impl McpTools {
                 let _keep_alive = &client;
                 call_remote(peer.clone(), Arc::clone(&remote), arguments)
             }))?;
+        }
+        if let Some(namespace) = namespace {
+            toolbox.add_namespace(namespace)?;
         }
         Ok(self.tools.len())
     }
