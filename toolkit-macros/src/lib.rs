@@ -7,6 +7,8 @@
 //! Each macro is `parse` (attribute syntax, via darling) → `model` (validated; every
 //! mistake collected with its span) → `expand` (code generation; cannot fail).
 
+#![forbid(unsafe_code)]
+
 use proc_macro::TokenStream;
 
 mod distinct;

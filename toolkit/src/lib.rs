@@ -49,6 +49,7 @@
 //! `gen_ai.execute_tool.duration` histogram, [`otel::ToolMetrics`]). The repository
 //! README has the whole picture: what a tool may take and return, the errors a model gets
 //! back, the schema targets, each guard's guarantees, and the measured dispatch cost.
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

@@ -66,16 +66,19 @@ fn handle(
             }
         }
         #cfg
+        #[automatically_derived]
         impl #p::Hookable for #ident {
             type Handle = Self;
         }
         // Listed in `toolbox!` by mistake, it says it is a hook.
         #cfg
+        #[automatically_derived]
         impl #p::Listable for #ident {
             type Handle = #p::IsAHook;
             const HANDLE: #p::IsAHook = #p::IsAHook;
         }
         #cfg
+        #[automatically_derived]
         impl #p::HookDef for #ident {
             const NAME: &'static str = #name;
             #[inline]
@@ -84,6 +87,7 @@ fn handle(
             }
         }
         #cfg
+        #[automatically_derived]
         impl ::core::convert::From<#ident> for #p::Hook {
             #[inline]
             fn from(_: #ident) -> Self {
@@ -218,6 +222,7 @@ fn event_impl(m: &HookModel) -> TokenStream {
     });
     quote! {
         #(#cfgs)*
+        #[automatically_derived]
         impl #p::#hook_trait for #ident {
             #[allow(clippy::let_unit_value, clippy::unit_arg, clippy::needless_lifetimes)]
             fn #method<'__toolkit>(

@@ -123,6 +123,7 @@ pub fn args_struct(m: &ToolModel) -> TokenStream {
         // sequence form to compile, and every field's value is read by one shared
         // function per parameter type.
         #cfg
+        #[automatically_derived]
         impl<'__toolkit_de> #p::serde::Deserialize<'__toolkit_de> for #ident {
             fn deserialize<__D: #p::serde::Deserializer<'__toolkit_de>>(
                 __deserializer: __D,
@@ -137,6 +138,7 @@ pub fn args_struct(m: &ToolModel) -> TokenStream {
                     }
                 }
                 struct __Visitor;
+                #[automatically_derived]
                 impl<'__toolkit_de> #p::serde::de::Visitor<'__toolkit_de> for __Visitor {
                     type Value = #ident;
                     fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
@@ -171,6 +173,7 @@ pub fn args_struct(m: &ToolModel) -> TokenStream {
             }
         }
         #cfg
+        #[automatically_derived]
         impl #krate::__private::Validate for #ident {
             #[inline]
             fn validate(&self) -> #krate::__private::Result<(), #krate::__private::Violation> {

@@ -30,12 +30,14 @@ fn free_handle(krate: &TokenStream, cfg: &TokenStream, vis: &syn::Visibility, id
         #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
         #vis struct #ident {}
         #cfg
+        #[automatically_derived]
         impl #krate::__private::Listable for #ident {
             type Handle = Self;
             const HANDLE: Self = #ident {};
         }
         // Listed in `hooks!` by mistake, it says it is a tool.
         #cfg
+        #[automatically_derived]
         impl #krate::__private::Hookable for #ident {
             type Handle = #krate::__private::IsATool;
         }
@@ -90,6 +92,7 @@ fn method_handle(
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #handle #declared;
         #cfg
+        #[automatically_derived]
         impl #krate::__private::MethodTool for #handle {
             type Handle = Self;
             #[inline]
@@ -457,6 +460,7 @@ fn tool_impl(m: &ToolModel) -> TokenStream {
     let cfg = cfg_attrs(&m.cfgs);
     quote! {
         #cfg
+        #[automatically_derived]
         impl #p::Tool for #handle {
             type Args = #args_ident;
             type Output = #output_ty;
@@ -597,6 +601,7 @@ pub fn orphan_method_accessor(
         {
             #[allow(non_camel_case_types)]
             struct __toolkit_Placeholder;
+            #[automatically_derived]
             impl #p::MethodTool for __toolkit_Placeholder {
                 type Handle = Self;
                 fn handle(self) -> Self {
@@ -616,6 +621,7 @@ fn placeholder_tool(krate: &TokenStream, cfg: &TokenStream, handle: &syn::Ident,
     let p = quote!(#krate::__private);
     quote! {
         #cfg
+        #[automatically_derived]
         impl #p::Tool for #handle {
             type Args = #p::NoArgs;
             type Output = ();
