@@ -18,7 +18,7 @@ use crate::spec::ToolSpec;
 
 /// What a hooked call is about: a tool, or a name no tool has (its only step is the
 /// error, which error hooks still see).
-pub(crate) enum Target<'a> {
+pub(crate) enum Callee<'a> {
     Tool(&'a dyn Runnable),
     Unknown(ToolError),
 }
@@ -26,37 +26,37 @@ pub(crate) enum Target<'a> {
 /// Starts a call that hooks act on (`plan`): polled once on the stack when the tool and
 /// every hook finish without waiting, else in one boxed future.
 pub(crate) fn start_hooked<'a>(
-    target: Target<'a>,
+    callee: Callee<'a>,
     plan: Plan<'a>,
     hooks: HookEnv<'a>,
     call: ToolCallRef<'a>,
     env: Env<'a>,
 ) -> Started<'a> {
-    let runs_now = match &target {
-        Target::Tool(tool) => tool.runs_now(),
-        Target::Unknown(_) => true,
+    let runs_now = match &callee {
+        Callee::Tool(tool) => tool.runs_now(),
+        Callee::Unknown(_) => true,
     };
     let hooked = Hooked { plan, scope: hooks.scope, wants_record: hooks.wants_record };
     if runs_now && hooked.plan.is_sync() {
-        return Started::Finished(drive_now(target, call, env, &hooked));
+        return Started::Finished(drive_now(callee, call, env, &hooked));
     }
-    Started::Hooked(Box::pin(async move { drive(target, call, env, &hooked).await }))
+    Started::Hooked(Box::pin(async move { drive(callee, call, env, &hooked).await }))
 }
 
 /// The tool and its spec, or why there is none (building a spec may panic).
-fn resolve<'a>(target: Target<'a>, name: &str) -> (Option<(&'a dyn Runnable, &'a ToolSpec)>, Option<ToolError>) {
-    match target {
-        Target::Tool(tool) => match guarded(name, || Ok(tool.spec())) {
+fn resolve<'a>(callee: Callee<'a>, name: &str) -> (Option<(&'a dyn Runnable, &'a ToolSpec)>, Option<ToolError>) {
+    match callee {
+        Callee::Tool(tool) => match guarded(name, || Ok(tool.spec())) {
             Ok(spec) => (Some((tool, spec)), None),
             Err(e) => (None, Some(e)),
         },
-        Target::Unknown(e) => (None, Some(e)),
+        Callee::Unknown(e) => (None, Some(e)),
     }
 }
 
 /// Runs one hooked call whose tool and hooks all finish without waiting.
-fn drive_now(target: Target<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: &Hooked<'_>) -> Finished {
-    let (tool, refused) = resolve(target, call.name);
+fn drive_now(callee: Callee<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: &Hooked<'_>) -> Finished {
+    let (tool, refused) = resolve(callee, call.name);
     let mut run = Run::new(tool.map(|(_, spec)| spec), call, env, hooked);
     loop {
         let mut attempt = Attempt::default();
@@ -96,8 +96,8 @@ fn drive_now(target: Target<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: &H
 }
 
 /// Runs one hooked call that may wait: the same steps as [`drive_now`], awaited.
-async fn drive(target: Target<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: &Hooked<'_>) -> Finished {
-    let (tool, refused) = resolve(target, call.name);
+async fn drive(callee: Callee<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: &Hooked<'_>) -> Finished {
+    let (tool, refused) = resolve(callee, call.name);
     let mut run = Run::new(tool.map(|(_, spec)| spec), call, env, hooked);
     loop {
         let mut attempt = Attempt::default();

@@ -10,6 +10,7 @@
 
 use serde_json::{Map, Number, Value};
 
+use super::json_path::{self, Step};
 use crate::schema::refs::Defs;
 use crate::schema::render::Render;
 
@@ -20,33 +21,9 @@ const MAX_LISTED: usize = 8;
 /// Nested unions followed before giving up (a union of unions of ...).
 const MAX_UNION_DEPTH: usize = 8;
 
-/// One step of a path as `path_at` writes it: `a.b[2].c`.
-#[derive(Clone, Copy)]
-pub(crate) enum Step<'p> {
-    Key(&'p str),
-    Index(usize),
-}
-
-pub(crate) fn steps(path: &str) -> Vec<Step<'_>> {
-    let mut steps = Vec::new();
-    for part in path.split('.').filter(|p| !p.is_empty()) {
-        let (key, mut rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
-        if !key.is_empty() {
-            steps.push(Step::Key(key));
-        }
-        while let Some((index, after)) = rest.split_once(']') {
-            if let Ok(i) = index.parse() {
-                steps.push(Step::Index(i));
-            }
-            rest = after.strip_prefix('[').unwrap_or(after);
-        }
-    }
-    steps
-}
-
 /// The value at `path` in the arguments.
 pub(crate) fn value_at<'v>(args: &'v Value, path: &str) -> Option<&'v Value> {
-    steps(path).iter().try_fold(args, |value, step| match step {
+    json_path::parse(path).iter().try_fold(args, |value, step| match step {
         Step::Key(key) => value.get(*key),
         Step::Index(i) => value.get(*i),
     })
@@ -71,7 +48,7 @@ enum Located<'s> {
 
 fn locate<'s>(root: &'s Value, args: Option<&Value>, path: &str) -> Option<Located<'s>> {
     let defs = Defs::new(root);
-    let steps = steps(path);
+    let steps = json_path::parse(path);
     let mut schema = resolve(&defs, root);
     let mut value = args;
     for (i, step) in steps.iter().enumerate() {
@@ -102,7 +79,7 @@ pub(crate) fn wanted_at(root: &Value, args: Option<&Value>, path: &str, range: O
     }
 }
 
-fn child_value<'v>(value: &'v Value, step: Step<'_>) -> Option<&'v Value> {
+fn child_value<'v>(value: &'v Value, step: Step<&str>) -> Option<&'v Value> {
     match step {
         Step::Key(key) => value.get(key),
         Step::Index(i) => value.get(i),
@@ -114,7 +91,7 @@ fn child_value<'v>(value: &'v Value, step: Step<'_>) -> Option<&'v Value> {
 fn below<'s>(
     defs: &Defs<'s>,
     schema: &'s Value,
-    step: Step<'_>,
+    step: Step<&str>,
     container: Option<&Value>,
     depth: usize,
 ) -> Option<&'s Value> {
@@ -155,7 +132,7 @@ enum Meant<'s> {
 
 /// `schema`, or for a union the variant `value` is meant for (see [`branch`]), through
 /// nested unions.
-fn meant<'s>(defs: &Defs<'s>, mut schema: &'s Value, value: Option<&Value>, step: Option<Step<'_>>) -> Meant<'s> {
+fn meant<'s>(defs: &Defs<'s>, mut schema: &'s Value, value: Option<&Value>, step: Option<Step<&str>>) -> Meant<'s> {
     for _ in 0..MAX_UNION_DEPTH {
         let Some(variants) = union_of(schema) else { return Meant::Schema(schema) };
         match branch(defs, variants, value, step) {
@@ -170,7 +147,7 @@ fn meant<'s>(defs: &Defs<'s>, mut schema: &'s Value, value: Option<&Value>, step
 /// variant whose constant properties (an internally tagged enum's tag) it matches, or
 /// else the one that lists every key it has (an externally tagged enum's one key); with
 /// `step`, a variant that has it; else the only variant of the value's JSON type.
-fn branch<'s>(defs: &Defs<'s>, variants: &'s [Value], value: Option<&Value>, step: Option<Step<'_>>) -> Meant<'s> {
+fn branch<'s>(defs: &Defs<'s>, variants: &'s [Value], value: Option<&Value>, step: Option<Step<&str>>) -> Meant<'s> {
     let variants: Vec<&'s Value> = variants.iter().map(|v| resolve(defs, v)).collect();
     let properties = |v: &'s Value| v.get("properties").and_then(Value::as_object);
     if let Some(Value::Object(fields)) = value {
@@ -290,14 +267,7 @@ pub(crate) fn first_mismatch(root: &Value, args: &Value, path: &str) -> Option<S
     }
     let mut at = path.to_string();
     for step in found.iter().rev() {
-        match step {
-            Step::Key(key) if at.is_empty() => at.push_str(key),
-            Step::Key(key) => {
-                at.push('.');
-                at.push_str(key);
-            }
-            Step::Index(i) => at.push_str(&format!("[{i}]")),
-        }
+        json_path::push(&mut at, step);
     }
     Some(at)
 }
@@ -309,7 +279,7 @@ fn mismatch_below<'v>(
     value: &'v Value,
     schema: &Value,
     depth: usize,
-    found: &mut Vec<Step<'v>>,
+    found: &mut Vec<Step<&'v str>>,
 ) -> bool {
     if depth > 64 {
         return false;
@@ -321,7 +291,7 @@ fn mismatch_below<'v>(
         found.push(Step::Key(key));
         return true;
     }
-    let check = |step: Step<'v>, child: &'v Value, found: &mut Vec<Step<'v>>| {
+    let check = |step: Step<&'v str>, child: &'v Value, found: &mut Vec<Step<&'v str>>| {
         let Some(child_schema) = below(defs, schema, step, Some(value), 0) else { return false };
         if mismatch_below(defs, child, child_schema, depth + 1, found) || !admits(defs, child_schema, child, 0) {
             found.push(step);

@@ -18,6 +18,7 @@
 mod drive;
 mod explain;
 mod guard;
+mod json_path;
 pub(crate) mod parse;
 mod plan;
 mod run;
@@ -28,7 +29,7 @@ pub(crate) mod unknown;
 
 use futures_util::future::BoxFuture;
 
-pub(crate) use drive::{Target, start_hooked};
+pub(crate) use drive::{Callee, start_hooked};
 pub use guard::run_blocking;
 pub(crate) use guard::{Guard, panicked};
 pub(crate) use plan::{Matched, Plan};
@@ -98,7 +99,7 @@ pub(crate) fn start<'a>(
     env: Env<'a>,
 ) -> Started<'a> {
     if let Some((plan, hooks)) = plan {
-        return start_hooked(Target::Tool(tool), plan, hooks, call, env);
+        return start_hooked(Callee::Tool(tool), plan, hooks, call, env);
     }
     // Parsing, validation, building the spec and a sync tool all run here: a panic in
     // any of them is the call's error, never the caller's.
@@ -114,7 +115,7 @@ pub(crate) fn start<'a>(
 /// Starts a call naming no tool: error hooks still see it.
 pub(crate) fn start_unknown<'a>(error: ToolError, call: ToolCallRef<'a>, env: Env<'a>) -> Started<'a> {
     match env.hooks.and_then(|h| Some((Plan::new(h.lists, call.name)?, h))) {
-        Some((plan, hooks)) => start_hooked(Target::Unknown(error), plan, hooks, call, env),
+        Some((plan, hooks)) => start_hooked(Callee::Unknown(error), plan, hooks, call, env),
         None => Started::Done(Err(error)),
     }
 }

@@ -24,6 +24,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::explain;
+use super::json_path::{self, Step};
 use super::unknown::KeyCheck;
 use crate::error::{ErrorKind, ToolError, Violation};
 use crate::limits::Limits;
@@ -331,10 +332,10 @@ pub(crate) fn describe(raw: &str, e: serde_json::Error, spec: &ToolSpec) -> Tool
 pub(crate) fn value_text<'r>(raw: &'r str, path: &str) -> Option<&'r str> {
     let bytes = raw.as_bytes();
     let mut at = skip_space(bytes, 0);
-    for step in explain::steps(path) {
+    for step in json_path::parse(path) {
         at = match step {
-            explain::Step::Key(key) => member(raw, at, key)?,
-            explain::Step::Index(i) => element(bytes, at, i)?,
+            Step::Key(key) => member(raw, at, key)?,
+            Step::Index(i) => element(bytes, at, i)?,
         };
     }
     let end = value_end(bytes, at)?;
@@ -483,21 +484,15 @@ fn offset_of(raw: &str, line: usize, column: usize) -> usize {
     (start + column).min(raw.len())
 }
 
-/// One step of a JSON path.
-enum Step {
-    /// Inside an object: the key being read or whose value is being read (`None` before
-    /// the first key, or between a comma and the next key).
-    Key(Option<String>),
-    /// Inside an array: the index of the element being read.
-    Index(usize),
-}
-
 /// The JSON path (`filters.tags[0]`, as `serde_path_to_error` writes it) of the value
 /// being read at byte `end` of `raw`: the text is scanned once, keeping a stack of the
 /// containers entered and the key or index within each.
 pub(crate) fn path_at(raw: &str, end: usize) -> String {
     let bytes = &raw.as_bytes()[..end.min(raw.len())];
-    let mut stack: Vec<Step> = Vec::new();
+    // Inside an object: the key being read or whose value is being read (`None` before
+    // the first key, or between a comma and the next key); inside an array: the index of
+    // the element being read.
+    let mut stack: Vec<Step<Option<String>>> = Vec::new();
     // In an object, whether the next string is a key (before its colon).
     let mut want_key = false;
     let mut i = 0;
@@ -543,18 +538,9 @@ pub(crate) fn path_at(raw: &str, end: usize) -> String {
     let mut path = String::new();
     for step in &stack {
         match step {
-            Step::Key(Some(key)) => {
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(key);
-            }
+            Step::Key(Some(key)) => json_path::push(&mut path, &Step::Key(key)),
             Step::Key(None) => {}
-            Step::Index(n) => {
-                path.push('[');
-                path.push_str(&n.to_string());
-                path.push(']');
-            }
+            Step::Index(n) => json_path::push(&mut path, &Step::<&str>::Index(*n)),
         }
     }
     path

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::Env;
 use super::guard::{Guard, guarded, panicked};
 use super::plan::Plan;
-use super::runnable::{Args, Runnable, not_ready};
+use super::runnable::{Parsed, Runnable, not_ready};
 use super::slot::Slot;
 use super::step::{start_step, step_now, wait};
 use crate::call::{Output, ToolCallRef};
@@ -166,7 +166,7 @@ impl<'c> Run<'c> {
         &self,
         tool: Option<(&'t dyn Runnable, &'t ToolSpec)>,
         refused: Option<&ToolError>,
-    ) -> Result<(&'t dyn Runnable, Args), ToolError> {
+    ) -> Result<(&'t dyn Runnable, Parsed), ToolError> {
         match (tool, refused) {
             (Some((tool, _)), _) => {
                 guarded(self.info.tool, || tool.parse(self.info.raw, self.limits)).map(|a| (tool, a))
@@ -178,7 +178,7 @@ impl<'c> Run<'c> {
 
     /// The slot of parsed arguments (built where it is stored: it is not small).
     #[inline]
-    pub(super) fn slot<'t>(&self, (tool, args): (&'t dyn Runnable, Args)) -> Slot<'t> {
+    pub(super) fn slot<'t>(&self, (tool, args): (&'t dyn Runnable, Parsed)) -> Slot<'t> {
         Slot::new(tool, args, self.keep_args)
     }
 

@@ -29,7 +29,7 @@ use crate::tool::{DynTool, Tool};
 pub(crate) type Along<'a> = (Option<&'a str>, Option<&'a crate::progress::ProgressTo>);
 
 /// A call's arguments once parsed: the tool's own struct, or a run-time tool's object.
-pub(crate) enum Args {
+pub(crate) enum Parsed {
     Typed(Box<dyn Any + Send>),
     Json(Map<String, Value>),
 }
@@ -47,16 +47,16 @@ pub(crate) trait Runnable: Send + Sync + 'static {
     /// The spec (built on first use; building it runs `JsonSchema`, which may panic).
     fn spec(&self) -> &ToolSpec;
     /// Parses the model's arguments (or JSON a hook rewrote).
-    fn parse(&self, raw: &str, limits: &Limits) -> Result<Args, ToolError>;
+    fn parse(&self, raw: &str, limits: &Limits) -> Result<Parsed, ToolError>;
     /// The JSON view of typed arguments (wire names, `None` omitted).
     fn encode(&self, args: &(dyn Any + Send)) -> Result<Map<String, Value>, String>;
     /// Whether [`run_now`](Runnable::run_now) runs the tool (a sync tool that does not
     /// block): such a call needs no future.
     fn runs_now(&self) -> bool;
     /// Runs a tool that never waits.
-    fn run_now(&self, args: Args, cx: &CallContext<'_>) -> Result<Output, ToolError>;
+    fn run_now(&self, args: Parsed, cx: &CallContext<'_>) -> Result<Output, ToolError>;
     /// The future of a tool that may wait (not yet polled).
-    fn run<'a>(&'a self, args: Args, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>>;
+    fn run<'a>(&'a self, args: Parsed, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>>;
     /// A call no hook acts on: parse and run in one step, the arguments never boxed.
     fn start<'a>(&'a self, call: ToolCallRef<'a>, state: &'a State, along: Along<'a>, limits: &Limits) -> Plain<'a>;
 }
@@ -93,13 +93,13 @@ fn gave_back() -> ToolError {
 
 impl<T: Tool> Typed<T> {
     #[inline]
-    fn args(args: Args) -> Result<T::Args, ToolError> {
+    fn args(args: Parsed) -> Result<T::Args, ToolError> {
         match args {
-            Args::Typed(b) => match b.downcast::<T::Args>() {
+            Parsed::Typed(b) => match b.downcast::<T::Args>() {
                 Ok(args) => Ok(*args),
                 Err(_) => Err(not_ready()),
             },
-            Args::Json(_) => Err(not_ready()),
+            Parsed::Json(_) => Err(not_ready()),
         }
     }
 }
@@ -109,9 +109,9 @@ impl<T: Tool> Runnable for Typed<T> {
         T::spec()
     }
 
-    fn parse(&self, raw: &str, limits: &Limits) -> Result<Args, ToolError> {
+    fn parse(&self, raw: &str, limits: &Limits) -> Result<Parsed, ToolError> {
         match parse_typed::<T::Args>(raw, T::spec(), limits) {
-            Ok(args) => Ok(Args::Typed(Box::new(args))),
+            Ok(args) => Ok(Parsed::Typed(Box::new(args))),
             Err(e) => Err(e),
         }
     }
@@ -127,14 +127,14 @@ impl<T: Tool> Runnable for Typed<T> {
         T::RUNS_NOW
     }
 
-    fn run_now(&self, args: Args, cx: &CallContext<'_>) -> Result<Output, ToolError> {
+    fn run_now(&self, args: Parsed, cx: &CallContext<'_>) -> Result<Output, ToolError> {
         match self.0.invoke_now(Self::args(args)?, cx) {
             Ok(outcome) => outcome,
             Err(_) => Err(gave_back()),
         }
     }
 
-    fn run<'a>(&'a self, args: Args, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>> {
+    fn run<'a>(&'a self, args: Parsed, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>> {
         match Self::args(args) {
             Ok(args) => boxed(self.0.invoke(args, cx)),
             Err(e) => Box::pin(std::future::ready(Err(e))),
@@ -170,8 +170,8 @@ impl<D: DynTool> Runnable for Dynamic<D> {
         self.0.spec()
     }
 
-    fn parse(&self, raw: &str, limits: &Limits) -> Result<Args, ToolError> {
-        parse_object(raw, self.0.spec(), limits).map(Args::Json)
+    fn parse(&self, raw: &str, limits: &Limits) -> Result<Parsed, ToolError> {
+        parse_object(raw, self.0.spec(), limits).map(Parsed::Json)
     }
 
     fn encode(&self, _args: &(dyn Any + Send)) -> Result<Map<String, Value>, String> {
@@ -182,14 +182,14 @@ impl<D: DynTool> Runnable for Dynamic<D> {
         false
     }
 
-    fn run_now(&self, _args: Args, _cx: &CallContext<'_>) -> Result<Output, ToolError> {
+    fn run_now(&self, _args: Parsed, _cx: &CallContext<'_>) -> Result<Output, ToolError> {
         Err(not_ready())
     }
 
-    fn run<'a>(&'a self, args: Args, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>> {
+    fn run<'a>(&'a self, args: Parsed, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>> {
         match args {
-            Args::Json(map) => self.0.call(map, cx),
-            Args::Typed(_) => Box::pin(std::future::ready(Err(not_ready()))),
+            Parsed::Json(map) => self.0.call(map, cx),
+            Parsed::Typed(_) => Box::pin(std::future::ready(Err(not_ready()))),
         }
     }
 

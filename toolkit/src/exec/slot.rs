@@ -7,14 +7,15 @@ use std::any::Any;
 use serde_json::{Map, Value};
 
 use super::guard::guarded;
-use super::runnable::{Args, Runnable};
+use super::runnable::{Parsed, Runnable};
 use crate::error::{ErrorKind, ToolError};
 use crate::hook::ArgsSlot;
 use crate::limits::Limits;
 
-enum State {
+/// What a [`Slot`] holds: the arguments in the form the last hook left them.
+enum Held {
     /// As parsed (the usual state; typed hooks use the struct in place).
-    Ready(Args),
+    Ready(Parsed),
     /// The struct and its JSON, for hooks that only read the JSON view.
     Viewed(Box<dyn Any + Send>, Map<String, Value>),
     /// JSON a hook asked to rewrite (it becomes the struct again when needed).
@@ -29,7 +30,7 @@ enum State {
 /// The arguments of one hooked call.
 pub(crate) struct Slot<'t> {
     tool: &'t dyn Runnable,
-    state: State,
+    state: Held,
     /// A hook had write access.
     dirty: bool,
     /// After or error hooks may read the arguments once the tool has taken them.
@@ -46,12 +47,12 @@ enum Undo {
     Armed,
     /// It asked: the state before (typed arguments kept as their JSON), and `dirty`
     /// (boxed: the slot stays small on the usual path).
-    Saved(Box<(State, bool)>),
+    Saved(Box<(Held, bool)>),
 }
 
 impl<'t> Slot<'t> {
-    pub(crate) fn new(tool: &'t dyn Runnable, args: Args, keep: bool) -> Self {
-        Slot { tool, state: State::Ready(args), dirty: false, keep, undo: Undo::Off }
+    pub(crate) fn new(tool: &'t dyn Runnable, args: Parsed, keep: bool) -> Self {
+        Slot { tool, state: Held::Ready(args), dirty: false, keep, undo: Undo::Off }
     }
 
     /// The next hook fails open (`on_failure = continue`): if it fails after changing
@@ -80,19 +81,19 @@ impl<'t> Slot<'t> {
     fn save(&mut self) {
         let dirty = self.dirty;
         let saved = match &self.state {
-            State::Ready(Args::Json(m)) => State::Ready(Args::Json(m.clone())),
-            State::Ready(Args::Typed(a)) => {
+            Held::Ready(Parsed::Json(m)) => Held::Ready(Parsed::Json(m.clone())),
+            Held::Ready(Parsed::Typed(a)) => {
                 // The struct is not `Clone`: kept as its JSON, which becomes the struct
                 // again before the tool runs.
                 let tool = self.tool;
                 match guarded("", || tool.encode(&**a).map_err(unshowable)) {
-                    Ok(map) => State::Json(map),
-                    Err(e) => State::Broken(Map::new(), e),
+                    Ok(map) => Held::Json(map),
+                    Err(e) => Held::Broken(Map::new(), e),
                 }
             }
-            State::Viewed(_, m) | State::Json(m) => State::Json(m.clone()),
-            State::Broken(m, e) => State::Broken(m.clone(), e.clone()),
-            State::Taken(m) => State::Taken(m.clone()),
+            Held::Viewed(_, m) | Held::Json(m) => Held::Json(m.clone()),
+            Held::Broken(m, e) => Held::Broken(m.clone(), e.clone()),
+            Held::Taken(m) => Held::Taken(m.clone()),
         };
         self.undo = Undo::Saved(Box::new((saved, dirty)));
     }
@@ -106,25 +107,25 @@ impl<'t> Slot<'t> {
 
     /// Takes the arguments out for the tool (after `take_error` said they are well
     /// formed).
-    pub(crate) fn take(&mut self) -> Option<Args> {
-        match std::mem::replace(&mut self.state, State::Taken(None)) {
-            State::Viewed(a, map) => {
-                self.state = State::Taken(Some(map));
-                Some(Args::Typed(a))
+    pub(crate) fn take(&mut self) -> Option<Parsed> {
+        match std::mem::replace(&mut self.state, Held::Taken(None)) {
+            Held::Viewed(a, map) => {
+                self.state = Held::Taken(Some(map));
+                Some(Parsed::Typed(a))
             }
-            State::Ready(Args::Typed(a)) => {
+            Held::Ready(Parsed::Typed(a)) => {
                 // Hooks rewrote them and later hooks may read them: keep their JSON.
                 if self.dirty && self.keep {
                     let tool = self.tool;
-                    self.state = State::Taken(guarded("", || Ok(tool.encode(&*a).ok())).ok().flatten());
+                    self.state = Held::Taken(guarded("", || Ok(tool.encode(&*a).ok())).ok().flatten());
                 }
-                Some(Args::Typed(a))
+                Some(Parsed::Typed(a))
             }
-            State::Ready(Args::Json(map)) => {
+            Held::Ready(Parsed::Json(map)) => {
                 if self.dirty && self.keep {
-                    self.state = State::Taken(Some(map.clone()));
+                    self.state = Held::Taken(Some(map.clone()));
                 }
-                Some(Args::Json(map))
+                Some(Parsed::Json(map))
             }
             other => {
                 self.state = other;
@@ -137,24 +138,24 @@ impl<'t> Slot<'t> {
     #[cold]
     fn make_typed(&mut self) {
         self.decode_json();
-        if let State::Viewed(..) = self.state
-            && let State::Viewed(a, _) = std::mem::replace(&mut self.state, State::Taken(None))
+        if let Held::Viewed(..) = self.state
+            && let Held::Viewed(a, _) = std::mem::replace(&mut self.state, Held::Taken(None))
         {
-            self.state = State::Ready(Args::Typed(a));
+            self.state = Held::Ready(Parsed::Typed(a));
         }
     }
 
     /// JSON a hook wrote, checked as the model's JSON would be (so a rewrite into
     /// something invalid gets the same message; the size limit is the model's only).
     fn decode_json(&mut self) {
-        if let State::Json(map) = &mut self.state {
+        if let Held::Json(map) = &mut self.state {
             let map = std::mem::take(map);
             let tool = self.tool;
             let text = serde_json::to_string(&map).unwrap_or_default();
             let parsed = guarded(&tool.spec().name, || tool.parse(&text, &Limits::UNLIMITED));
             self.state = match parsed {
-                Ok(args) => State::Ready(args),
-                Err(e) => State::Broken(map, e),
+                Ok(args) => Held::Ready(args),
+                Err(e) => Held::Broken(map, e),
             };
         }
     }
@@ -162,27 +163,27 @@ impl<'t> Slot<'t> {
     /// Makes sure the state holds JSON; `write` when a hook is about to change it (the
     /// struct is then stale and dropped).
     fn ensure_json(&mut self, raw: &str, write: bool) -> &mut Map<String, Value> {
-        let state = std::mem::replace(&mut self.state, State::Taken(None));
+        let state = std::mem::replace(&mut self.state, Held::Taken(None));
         self.state = match state {
-            State::Ready(Args::Typed(a)) => {
+            Held::Ready(Parsed::Typed(a)) => {
                 let tool = self.tool;
                 match guarded(&tool.spec().name, || tool.encode(&*a).map_err(unshowable)) {
-                    Ok(map) if write => State::Json(map),
-                    Ok(map) => State::Viewed(a, map),
-                    Err(e) => State::Broken(Map::new(), e),
+                    Ok(map) if write => Held::Json(map),
+                    Ok(map) => Held::Viewed(a, map),
+                    Err(e) => Held::Broken(Map::new(), e),
                 }
             }
-            State::Viewed(_, map) if write => State::Json(map),
-            State::Taken(None) => State::Taken(Some(serde_json::from_str(raw).unwrap_or_default())),
+            Held::Viewed(_, map) if write => Held::Json(map),
+            Held::Taken(None) => Held::Taken(Some(serde_json::from_str(raw).unwrap_or_default())),
             other => other,
         };
         match &mut self.state {
-            State::Ready(Args::Json(m))
-            | State::Viewed(_, m)
-            | State::Json(m)
-            | State::Broken(m, _)
-            | State::Taken(Some(m)) => m,
-            State::Ready(Args::Typed(_)) | State::Taken(None) => unreachable!("just made to hold JSON"),
+            Held::Ready(Parsed::Json(m))
+            | Held::Viewed(_, m)
+            | Held::Json(m)
+            | Held::Broken(m, _)
+            | Held::Taken(Some(m)) => m,
+            Held::Ready(Parsed::Typed(_)) | Held::Taken(None) => unreachable!("just made to hold JSON"),
         }
     }
 }
@@ -206,40 +207,40 @@ impl ArgsSlot for Slot<'_> {
     fn typed(&mut self) -> Option<&mut dyn Any> {
         self.before_write();
         self.dirty = true;
-        if !matches!(self.state, State::Ready(_)) {
+        if !matches!(self.state, Held::Ready(_)) {
             self.make_typed();
         }
         match &mut self.state {
-            State::Ready(Args::Typed(a)) => Some(&mut **a),
+            Held::Ready(Parsed::Typed(a)) => Some(&mut **a),
             _ => None,
         }
     }
 
     fn take_error(&mut self) -> Option<ToolError> {
         // The JSON a hook wrote must still fit the tool before it runs.
-        if let State::Ready(_) | State::Viewed(..) = self.state {
+        if let Held::Ready(_) | Held::Viewed(..) = self.state {
             return None;
         }
         self.decode_json();
         match &self.state {
-            State::Broken(_, e) => Some(e.clone()),
+            Held::Broken(_, e) => Some(e.clone()),
             _ => None,
         }
     }
 
     fn to_json_string(&mut self, raw: &str) -> String {
         match &mut self.state {
-            State::Ready(Args::Typed(a)) => {
+            Held::Ready(Parsed::Typed(a)) => {
                 let tool = self.tool;
                 guarded("", || Ok(tool.encode(&**a).map(|m| Value::Object(m).to_string()).unwrap_or_default()))
                     .unwrap_or_default()
             }
-            State::Ready(Args::Json(m))
-            | State::Viewed(_, m)
-            | State::Json(m)
-            | State::Broken(m, _)
-            | State::Taken(Some(m)) => Value::Object(m.clone()).to_string(),
-            State::Taken(None) => raw.to_owned(),
+            Held::Ready(Parsed::Json(m))
+            | Held::Viewed(_, m)
+            | Held::Json(m)
+            | Held::Broken(m, _)
+            | Held::Taken(Some(m)) => Value::Object(m.clone()).to_string(),
+            Held::Taken(None) => raw.to_owned(),
         }
     }
 }

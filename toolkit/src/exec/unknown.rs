@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use super::json_path::{self, Step};
 use crate::schema::refs::Defs;
 
 /// An unknown key, and the path of the object holding it (`filters`, `items[2]`).
@@ -102,25 +103,7 @@ impl KeyCheck {
         let node = Node { check: self, at: Some(0), found: &mut found };
         let mut reader = serde_json::Deserializer::from_str(raw);
         let _ = node.deserialize(&mut reader);
-        found.map(|f: Found| {
-            let mut parent = String::new();
-            for seg in f.parent.iter().rev() {
-                match seg {
-                    Seg::Key(key) => {
-                        if !parent.is_empty() {
-                            parent.push('.');
-                        }
-                        parent.push_str(key);
-                    }
-                    Seg::Index(i) => {
-                        parent.push('[');
-                        parent.push_str(&i.to_string());
-                        parent.push(']');
-                    }
-                }
-            }
-            Unknown { parent, field: f.field }
-        })
+        found.map(|f: Found| Unknown { parent: json_path::write(f.parent.iter().rev()), field: f.field })
     }
 
     fn shape(&self, at: u32) -> &Shape {
@@ -267,16 +250,11 @@ impl<'s> Compiler<'s> {
     }
 }
 
-enum Seg {
-    Key(String),
-    Index(usize),
-}
-
 /// What was found: the key, and the path to its object, innermost step first (each
 /// level adds its own step as the error passes through it).
 struct Found {
     field: String,
-    parent: Vec<Seg>,
+    parent: Vec<Step<String>>,
 }
 
 /// One value being read, with its node (`None`: skip it).
@@ -360,7 +338,7 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
                 Ok(None) => return Ok(()),
                 Err(e) => {
                     if let Some(f) = found.as_mut() {
-                        f.parent.push(Seg::Index(index));
+                        f.parent.push(Step::Index(index));
                     }
                     return Err(e);
                 }
@@ -389,7 +367,7 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
             let child = Node { check, at: field, found: &mut *found };
             if let Err(e) = map.next_value_seed(child) {
                 if let Some(f) = found.as_mut() {
-                    f.parent.push(Seg::Key(key.into_owned()));
+                    f.parent.push(Step::Key(key.into_owned()));
                 }
                 return Err(e);
             }
