@@ -65,6 +65,7 @@ mod exec;
 pub mod guide;
 pub mod hook;
 pub mod hooks;
+mod json_schema;
 mod limits;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]

@@ -99,16 +99,13 @@ pub struct ToolSpec {
     /// A one-line rendering of the arguments, used in error messages
     /// (`{location: string, unit?: "celsius" | "fahrenheit"}`).
     pub expected: String,
-    /// When the schema closes an object below the root: the check for unknown nested
-    /// keys (serde drops them in the parameters' own types), compiled at first use.
-    pub(crate) key_check: crate::exec::unknown::LazyKeyCheck,
 }
 
 impl ToolSpec {
     /// A spec with a name, a description and a canonical input schema; everything
     /// else off. `expected` is rendered from the schema.
     pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> Self {
-        let expected = crate::schema::render::render_expected(&input_schema);
+        let expected = crate::json_schema::render::render_expected(&input_schema);
         ToolSpec {
             name: name.into(),
             title: None,
@@ -126,7 +123,6 @@ impl ToolSpec {
             deferred: false,
             examples: Vec::new(),
             expected,
-            key_check: Default::default(),
         }
     }
 

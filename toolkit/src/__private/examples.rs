@@ -19,10 +19,11 @@ pub fn example(json: &str) -> Value {
 #[track_caller]
 pub fn check_examples<T: Tool>() {
     let spec = T::spec();
-    let limits = crate::Limits::default();
+    let limits = crate::limits::Limits::default();
+    let keys = crate::exec::unknown::LazyKeyCheck::default();
     for (i, example) in spec.examples.iter().enumerate() {
         let raw = example.to_string();
-        if let Err(e) = crate::exec::parse::parse_typed::<T::Args>(&raw, spec, &limits) {
+        if let Err(e) = crate::exec::parse::parse_typed::<T::Args>(&raw, spec, &keys, &limits) {
             panic!(
                 "example {} of `{}` is not arguments the tool accepts: {}\n  example: {raw}",
                 i + 1,

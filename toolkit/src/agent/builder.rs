@@ -153,7 +153,7 @@ impl AgentBuilder {
     /// ```
     pub fn tool_filter(
         mut self,
-        filter: impl Fn(&[crate::model::Message], &crate::ToolSpec) -> bool + Send + Sync + 'static,
+        filter: impl Fn(&[crate::model::Message], &crate::spec::ToolSpec) -> bool + Send + Sync + 'static,
     ) -> Self {
         self.inner.tool_filter = Some(Arc::new(filter));
         self

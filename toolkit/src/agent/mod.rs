@@ -56,9 +56,10 @@ mod scope;
 mod steps;
 mod stream;
 mod typed;
+pub use crate::durable::ResumeError;
 pub use as_tool::AgentTool;
 pub use builder::{AgentBuildError, AgentBuilder};
-pub use resume::{ResumeError, ResumeRequest};
+pub use resume::ResumeRequest;
 pub use steps::{RunPlan, Step, StepResult, ToolPlan};
 pub use stream::{RunEvent, RunStream};
 pub use typed::{TypedRun, TypedRunRequest};
@@ -173,7 +174,7 @@ struct Inner {
 
 /// A per-turn choice of the tools the model is shown: the conversation so far and one
 /// tool; `false` leaves the tool out of that turn's request.
-pub type ToolFilter = dyn Fn(&[Message], &crate::ToolSpec) -> bool + Send + Sync;
+pub type ToolFilter = dyn Fn(&[Message], &crate::spec::ToolSpec) -> bool + Send + Sync;
 
 /// What a run does with an answer cut by the token limit (`finish_reason: length`).
 ///
@@ -765,8 +766,8 @@ impl Inner {
 
 /// A pending call the resumed turn lost (never: `call_all` answers every call).
 #[cold]
-fn lost() -> crate::ToolError {
-    crate::ToolError::new(ErrorKind::Unavailable, "this call was not run; ask for it again")
+fn lost() -> crate::error::ToolError {
+    crate::error::ToolError::new(ErrorKind::Unavailable, "this call was not run; ask for it again")
 }
 
 /// Gives every call of a turn its own id: a model that repeats one (or a client that
@@ -789,7 +790,7 @@ fn distinct_ids(calls: &mut [ToolCall]) {
 /// Moves one turn's records to `into`, in call order: the calls of a turn finish in any
 /// order, so their records are put back in the order of `results` (a model may repeat
 /// an id; each record is used once).
-fn take_records(sink: &RunSink, results: &[crate::ToolResult], into: &mut Vec<Arc<CallRecord>>) {
+fn take_records(sink: &RunSink, results: &[crate::call::ToolResult], into: &mut Vec<Arc<CallRecord>>) {
     let mut batch: Vec<Option<Arc<CallRecord>>> =
         std::mem::take(&mut *sink.records.lock().unwrap_or_else(|e| e.into_inner())).into_iter().map(Some).collect();
     for result in results {

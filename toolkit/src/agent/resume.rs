@@ -8,7 +8,7 @@ use std::pin::Pin;
 use tracing::Instrument;
 
 use super::{Agent, AgentError, AgentRun, Inner, Labels, Start};
-use crate::durable::{CallDecision, RunState};
+use crate::durable::{CallDecision, ResumeError, RunState};
 use crate::hook::Decided;
 
 impl Agent {
@@ -75,36 +75,6 @@ impl<'a> IntoFuture for ResumeRequest<'a> {
             .instrument(span),
         )
     }
-}
-
-/// Why a paused run was not resumed ([`AgentError::Resume`]): nothing ran.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ResumeError {
-    /// The state belongs to an agent of another name.
-    #[error("this run belongs to agent {found:?}; it was resumed by agent {expected:?}")]
-    OtherAgent {
-        /// The resuming agent's name.
-        expected: Option<String>,
-        /// The state's.
-        found: Option<String>,
-    },
-    /// A decision names a call that is not pending in this state.
-    #[error("a decision names call `{0}`, which is not pending in this run")]
-    UnknownCall(String),
-    /// Two decisions name one call.
-    #[error("two decisions name call `{0}`")]
-    DuplicateDecision(String),
-    /// A decision was made for other arguments than the pending call's (the state or
-    /// the decision was changed after the decision was made).
-    #[error(
-        "the decision on call `{call_id}` was made for other arguments than the call has now; nothing was run: \
-         decide again on what the call holds"
-    )]
-    ArgumentsChanged {
-        /// The call.
-        call_id: String,
-    },
 }
 
 impl Inner {

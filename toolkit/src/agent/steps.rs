@@ -208,11 +208,11 @@ impl From<ToolResult> for StepResult {
 /// A model that searches tools itself ([`Model::searches_tools`](crate::model::Model::searches_tools))
 /// gets every tool. Then the agent's filter, if any, keeps the tools it lets through.
 pub(super) fn visible_specs<'a>(
-    tools: &'a crate::Toolbox,
+    tools: &'a crate::toolbox::Toolbox,
     messages: &[Message],
     searches_tools: bool,
     filter: Option<&super::ToolFilter>,
-) -> Vec<&'a crate::ToolSpec> {
+) -> Vec<&'a crate::spec::ToolSpec> {
     let mut visible = found_specs(tools, messages, searches_tools);
     if let Some(filter) = filter {
         visible.retain(|spec| filter(messages, spec));
@@ -221,7 +221,11 @@ pub(super) fn visible_specs<'a>(
 }
 
 /// The tools a turn shows before the agent's filter (see [`visible_specs`]).
-fn found_specs<'a>(tools: &'a crate::Toolbox, messages: &[Message], searches_tools: bool) -> Vec<&'a crate::ToolSpec> {
+fn found_specs<'a>(
+    tools: &'a crate::toolbox::Toolbox,
+    messages: &[Message],
+    searches_tools: bool,
+) -> Vec<&'a crate::spec::ToolSpec> {
     let specs = tools.specs();
     if !tools.has_deferred() || searches_tools {
         return specs;
@@ -245,7 +249,7 @@ fn found_specs<'a>(tools: &'a crate::Toolbox, messages: &[Message], searches_too
             }
         }
     }
-    let mut visible: Vec<&crate::ToolSpec> = specs.iter().copied().filter(|spec| !spec.deferred).collect();
+    let mut visible: Vec<&crate::spec::ToolSpec> = specs.iter().copied().filter(|spec| !spec.deferred).collect();
     visible.extend(found.iter().filter_map(|name| specs.iter().copied().find(|s| s.deferred && s.name == *name)));
     visible
 }

@@ -74,5 +74,5 @@ mod state;
 
 pub use crate::digest::idempotency_key;
 pub use runs::{RunStore, RunStoreError};
-pub use state::{CallDecision, PendingCall, RunState, STATE_VERSION, StateError};
+pub use state::{CallDecision, PendingCall, ResumeError, RunState, STATE_VERSION, StateError};
 pub(crate) use state::{Progress, TurnCall};

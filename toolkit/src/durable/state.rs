@@ -88,7 +88,7 @@ impl PendingCall {
     /// ([`ErrorKind::Deferred`](crate::ErrorKind::Deferred)): the arguments the deferring
     /// hook saw, its reason, and their digest.
     pub fn of(call: &ToolCall, result: &ToolResult) -> Option<PendingCall> {
-        if result.kind() != Some(crate::ErrorKind::Deferred) {
+        if result.kind() != Some(crate::error::ErrorKind::Deferred) {
             return None;
         }
         let shown = result.error.as_ref().and_then(|e| e.detail.clone()).unwrap_or_else(|| call.arguments.clone());
@@ -105,12 +105,12 @@ impl PendingCall {
     /// Whether `decision` answers this call: made for its id and for the arguments it
     /// shows (the digest the decision carries, the call's, and the one of the arguments
     /// it shows all agree). A decision that does not is refused before anything runs.
-    pub fn check(&self, decision: &CallDecision) -> Result<(), crate::agent::ResumeError> {
+    pub fn check(&self, decision: &CallDecision) -> Result<(), ResumeError> {
         if decision.call_id != self.call_id {
-            return Err(crate::agent::ResumeError::UnknownCall(decision.call_id.clone()));
+            return Err(ResumeError::UnknownCall(decision.call_id.clone()));
         }
         if decision.digest != self.digest || crate::digest::text_digest(&self.arguments) != self.digest {
-            return Err(crate::agent::ResumeError::ArgumentsChanged { call_id: decision.call_id.clone() });
+            return Err(ResumeError::ArgumentsChanged { call_id: decision.call_id.clone() });
         }
         Ok(())
     }
@@ -327,4 +327,34 @@ impl fmt::Debug for RunState {
             .field("pending", &pending)
             .finish_non_exhaustive()
     }
+}
+
+/// Why a paused run was not resumed ([`AgentError::Resume`](crate::agent::AgentError::Resume)): nothing ran.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ResumeError {
+    /// The state belongs to an agent of another name.
+    #[error("this run belongs to agent {found:?}; it was resumed by agent {expected:?}")]
+    OtherAgent {
+        /// The resuming agent's name.
+        expected: Option<String>,
+        /// The state's.
+        found: Option<String>,
+    },
+    /// A decision names a call that is not pending in this state.
+    #[error("a decision names call `{0}`, which is not pending in this run")]
+    UnknownCall(String),
+    /// Two decisions name one call.
+    #[error("two decisions name call `{0}`")]
+    DuplicateDecision(String),
+    /// A decision was made for other arguments than the pending call's (the state or
+    /// the decision was changed after the decision was made).
+    #[error(
+        "the decision on call `{call_id}` was made for other arguments than the call has now; nothing was run: \
+         decide again on what the call holds"
+    )]
+    ArgumentsChanged {
+        /// The call.
+        call_id: String,
+    },
 }

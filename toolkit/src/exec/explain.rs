@@ -11,8 +11,8 @@
 use serde_json::{Map, Number, Value};
 
 use super::json_path::{self, Step};
-use crate::schema::refs::Defs;
-use crate::schema::render::Render;
+use crate::json_schema::refs::Defs;
+use crate::json_schema::render::Render;
 
 /// A tool signature longer than this is cut to the object where the error is.
 const LONG_SIGNATURE: usize = 200;

@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 
 use super::explain;
 use super::json_path::{self, Step};
-use super::unknown::KeyCheck;
+use super::unknown::{KeyCheck, LazyKeyCheck};
 use crate::error::{ErrorKind, ToolError, Violation};
 use crate::limits::Limits;
 use crate::spec::ToolSpec;
@@ -37,6 +37,7 @@ use crate::tool::Validate;
 pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
     raw: &str,
     spec: &ToolSpec,
+    keys: &LazyKeyCheck,
     limits: &Limits,
 ) -> Result<A, ToolError> {
     let raw = precheck(raw, spec, limits)?;
@@ -54,7 +55,7 @@ pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
         },
     };
     let validated = args.validate();
-    match checked(fixed.as_deref().unwrap_or(raw), spec, validated) {
+    match checked(fixed.as_deref().unwrap_or(raw), spec, keys, validated) {
         Ok(()) => Ok(args),
         Err(e) => Err(e),
     }
@@ -63,8 +64,13 @@ pub(crate) fn parse_typed<A: DeserializeOwned + Validate>(
 /// After a parse: no key a closed object below the root leaves out, and the
 /// constraints held. Not generic.
 #[inline]
-fn checked(text: &str, spec: &ToolSpec, validated: Result<(), Violation>) -> Result<(), ToolError> {
-    if let Some(check) = spec.key_check.get(&spec.input_schema) {
+fn checked(
+    text: &str,
+    spec: &ToolSpec,
+    keys: &LazyKeyCheck,
+    validated: Result<(), Violation>,
+) -> Result<(), ToolError> {
+    if let Some(check) = keys.get(&spec.input_schema) {
         nested_unknown(check, text, spec)?;
     }
     validated.map_err(|v| violated(v, spec))

@@ -17,6 +17,7 @@ use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 
 use super::parse::{parse_object, parse_typed};
+use super::unknown::LazyKeyCheck;
 use crate::call::{Output, ToolCallRef};
 use crate::context::{CallContext, State};
 use crate::error::{ErrorKind, ToolError};
@@ -61,8 +62,18 @@ pub(crate) trait Runnable: Send + Sync + 'static {
     fn start<'a>(&'a self, call: ToolCallRef<'a>, state: &'a State, along: Along<'a>, limits: &Limits) -> Plain<'a>;
 }
 
-/// A `#[tool]` (any [`Tool`]), erased.
-pub(crate) struct Typed<T>(pub(crate) T);
+/// A `#[tool]` (any [`Tool`]), erased, with the check for unknown nested keys its
+/// arguments need, compiled from its schema at the first parse that needs it.
+pub(crate) struct Typed<T> {
+    tool: T,
+    keys: LazyKeyCheck,
+}
+
+impl<T> Typed<T> {
+    pub(crate) fn new(tool: T) -> Self {
+        Typed { tool, keys: LazyKeyCheck::default() }
+    }
+}
 
 /// A run-time tool, erased.
 pub(crate) struct Dynamic<D>(pub(crate) D);
@@ -110,7 +121,7 @@ impl<T: Tool> Runnable for Typed<T> {
     }
 
     fn parse(&self, raw: &str, limits: &Limits) -> Result<Parsed, ToolError> {
-        match parse_typed::<T::Args>(raw, T::spec(), limits) {
+        match parse_typed::<T::Args>(raw, T::spec(), &self.keys, limits) {
             Ok(args) => Ok(Parsed::Typed(Box::new(args))),
             Err(e) => Err(e),
         }
@@ -128,7 +139,7 @@ impl<T: Tool> Runnable for Typed<T> {
     }
 
     fn run_now(&self, args: Parsed, cx: &CallContext<'_>) -> Result<Output, ToolError> {
-        match self.0.invoke_now(Self::args(args)?, cx) {
+        match self.tool.invoke_now(Self::args(args)?, cx) {
             Ok(outcome) => outcome,
             Err(_) => Err(gave_back()),
         }
@@ -136,7 +147,7 @@ impl<T: Tool> Runnable for Typed<T> {
 
     fn run<'a>(&'a self, args: Parsed, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>> {
         match Self::args(args) {
-            Ok(args) => boxed(self.0.invoke(args, cx)),
+            Ok(args) => boxed(self.tool.invoke(args, cx)),
             Err(e) => Box::pin(std::future::ready(Err(e))),
         }
     }
@@ -150,18 +161,18 @@ impl<T: Tool> Runnable for Typed<T> {
         limits: &Limits,
     ) -> Plain<'a> {
         let spec = T::spec();
-        let args = match parse_typed::<T::Args>(call.arguments, spec, limits) {
+        let args = match parse_typed::<T::Args>(call.arguments, spec, &self.keys, limits) {
             Ok(args) => args,
             Err(e) => return Plain::Done(Err(e)),
         };
         let cx = CallContext::new(call.id, spec, state).in_run(run, call.arguments).reporting(progress);
         if T::RUNS_NOW {
-            return Plain::Done(match self.0.invoke_now(args, &cx) {
+            return Plain::Done(match self.tool.invoke_now(args, &cx) {
                 Ok(ran) => crate::call::checked(ran, limits.max_result_bytes),
                 Err(_) => Err(gave_back()),
             });
         }
-        Plain::Running(boxed(self.0.invoke(args, cx)), spec)
+        Plain::Running(boxed(self.tool.invoke(args, cx)), spec)
     }
 }
 

@@ -22,7 +22,7 @@ use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, IgnoredAny, Ma
 use serde_json::{Map, Value};
 
 use super::json_path::{self, Step};
-use crate::schema::refs::Defs;
+use crate::json_schema::refs::Defs;
 
 /// An unknown key, and the path of the object holding it (`filters`, `items[2]`).
 #[derive(Debug, PartialEq, Eq)]
@@ -31,22 +31,16 @@ pub(crate) struct Unknown {
     pub(crate) field: String,
 }
 
-/// A spec's [`KeyCheck`], compiled on the first parse that needs it (never for tools
-/// that parse into a JSON object: run-time and imported tools). Equal whatever it holds,
-/// so that comparing specs compares what they say.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct LazyKeyCheck(std::sync::OnceLock<Option<std::sync::Arc<KeyCheck>>>);
-
-impl PartialEq for LazyKeyCheck {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
+/// A typed tool's [`KeyCheck`], compiled on the first parse that needs it (never for
+/// tools that parse into a JSON object: run-time and imported tools). Held by the
+/// toolbox's entry for the tool, not by its spec: the spec is what the model is shown.
+#[derive(Debug, Default)]
+pub(crate) struct LazyKeyCheck(std::sync::OnceLock<Option<KeyCheck>>);
 
 impl LazyKeyCheck {
     /// The check for `schema`, compiled the first time.
     pub(crate) fn get(&self, schema: &Value) -> Option<&KeyCheck> {
-        self.0.get_or_init(|| KeyCheck::compile(schema).map(std::sync::Arc::new)).as_deref()
+        self.0.get_or_init(|| KeyCheck::compile(schema)).as_ref()
     }
 }
 

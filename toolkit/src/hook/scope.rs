@@ -118,7 +118,7 @@ impl Scope {
         name: &str,
         reason: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
     ) -> Self {
-        let block = move |call: &mut crate::BeforeCall<'_>| match reason(call.call_id()) {
+        let block = move |call: &mut super::BeforeCall<'_>| match reason(call.call_id()) {
             Some(reason) => super::Decision::Block(reason),
             None => super::Decision::Continue,
         };

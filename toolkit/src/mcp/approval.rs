@@ -282,11 +282,11 @@ mod tests {
     }
 
     fn pending() -> PendingCall {
-        let call = crate::ToolCall::new("mcp-1-1", "delete_file", r#"{"path":"a.txt"}"#);
-        let result = crate::ToolResult::failed(
+        let call = crate::call::ToolCall::new("mcp-1-1", "delete_file", r#"{"path":"a.txt"}"#);
+        let result = crate::call::ToolResult::failed(
             "mcp-1-1",
             "delete_file",
-            crate::ToolError::new(crate::ErrorKind::Deferred, "deferred: it needs a person's approval")
+            crate::error::ToolError::new(crate::error::ErrorKind::Deferred, "deferred: it needs a person's approval")
                 .with_detail(r#"{"path":"a.txt"}"#),
         );
         PendingCall::of(&call, &result).expect("deferred")
@@ -370,11 +370,12 @@ mod tests {
         let mut approvals = Approvals::new();
         assert!(approvals.with_key(b"short".to_vec()).is_err());
         assert!(approvals.with_key([7u8; 32].to_vec()).is_ok());
-        let call = crate::ToolCall::new("1", "deploy", r#"{"token":"ghp_abcdefghijklmnopqrstuvwxyz0123456789"}"#);
-        let result = crate::ToolResult::failed(
+        let call = crate::call::ToolCall::new("1", "deploy", r#"{"token":"ghp_abcdefghijklmnopqrstuvwxyz0123456789"}"#);
+        let result = crate::call::ToolResult::failed(
             "1",
             "deploy",
-            crate::ToolError::new(crate::ErrorKind::Deferred, "deferred: check").with_detail(call.arguments.clone()),
+            crate::error::ToolError::new(crate::error::ErrorKind::Deferred, "deferred: check")
+                .with_detail(call.arguments.clone()),
         );
         let ElicitRequestParams::FormElicitationParams { message, .. } =
             approvals.form(&PendingCall::of(&call, &result).unwrap())

@@ -12,7 +12,11 @@ use serde_json::{Map, Value};
 
 use super::McpError;
 use super::host::{Answer, Host, Question};
-use crate::{Annotations, ErrorKind, FnTool, Output, ToolError, ToolSpec, Toolbox};
+use crate::call::Output;
+use crate::error::{ErrorKind, ToolError};
+use crate::spec::{Annotations, ToolSpec};
+use crate::tool::FnTool;
+use crate::toolbox::Toolbox;
 
 /// The tools of an external MCP server, ready to join a [`Toolbox`].
 ///
@@ -249,7 +253,7 @@ impl McpTools {
     pub fn add_to(&self, toolbox: &mut Toolbox) -> Result<usize, McpError> {
         let specs = self.specs();
         if let Some(taken) = specs.iter().find(|s| toolbox.spec(&s.name).is_some()) {
-            return Err(crate::ToolboxError::DuplicateName(taken.name.clone()).into());
+            return Err(crate::toolbox::ToolboxError::DuplicateName(taken.name.clone()).into());
         }
         let namespace = self.namespace.as_ref().map(|(name, description)| {
             crate::search::Namespace::new(name.clone(), description.clone())
@@ -257,10 +261,10 @@ impl McpTools {
         });
         if let Some(namespace) = &namespace {
             if !crate::schema::is_valid_name(namespace.name()) {
-                return Err(crate::ToolboxError::InvalidName(namespace.name().to_owned()).into());
+                return Err(crate::toolbox::ToolboxError::InvalidName(namespace.name().to_owned()).into());
             }
             if toolbox.namespaces().iter().any(|ns| ns.name() == namespace.name()) {
-                return Err(crate::ToolboxError::DuplicateNamespace(namespace.name().to_owned()).into());
+                return Err(crate::toolbox::ToolboxError::DuplicateNamespace(namespace.name().to_owned()).into());
             }
         }
         for (tool, spec) in self.tools.iter().zip(specs) {

@@ -25,7 +25,7 @@ pub enum McpError {
     /// An imported tool could not be added to the toolbox (its name, after the prefix,
     /// is taken or invalid, or so is the namespace's it was to go in).
     #[error(transparent)]
-    Toolbox(#[from] crate::ToolboxError),
+    Toolbox(#[from] crate::toolbox::ToolboxError),
     /// A setting was refused (an approval signing key shorter than 32 bytes, say).
     #[error("MCP server setting refused: {0}")]
     Config(String),

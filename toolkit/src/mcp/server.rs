@@ -18,8 +18,8 @@ use tokio_util::task::TaskTracker;
 
 use super::approval::Approvals;
 use super::{McpError, stream};
-use crate::Toolbox;
 use crate::schema::Target;
+use crate::toolbox::Toolbox;
 
 mod call;
 mod listing;
@@ -578,14 +578,14 @@ impl ServerHandler for McpServer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ToolSpec;
+    use crate::spec::ToolSpec;
 
     #[test]
     fn the_tool_list_keeps_the_toolbox_order() {
         let mut tools = Toolbox::new();
         for name in ["b", "a", "c"] {
             let spec = ToolSpec::new(name, "x", json!({"type": "object", "properties": {}}));
-            tools.add_dynamic(crate::FnTool::new(spec, |_| async { Ok(crate::Output::text("")) })).unwrap();
+            tools.add_dynamic(crate::tool::FnTool::new(spec, |_| async { Ok(crate::call::Output::text("")) })).unwrap();
         }
         let server = McpServer::new(tools);
         let names: Vec<&str> = server.tools().iter().map(|t| t.name.as_ref()).collect();

@@ -38,8 +38,8 @@ use super::claude_stream::ClaudeChunks;
 use super::http::{Auth, Defaults, Settings, Transport, head};
 use super::sse;
 use super::{Echo, Message, Model, ModelError, ModelReply, ModelRequest, ModelStream, ToolChoice, Usage};
-use crate::Target;
 use crate::schema::ANTHROPIC_CODE_EXECUTION;
+use crate::schema::Target;
 use crate::search::SEARCH_TOOLS;
 
 const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -395,7 +395,7 @@ fn parse_reply(text: &str) -> Result<ModelReply, ModelError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ToolCall;
+    use crate::call::ToolCall;
     use crate::model::{AssistantMessage, FinishReason};
 
     #[test]

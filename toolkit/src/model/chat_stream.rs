@@ -11,7 +11,7 @@ use super::http::unique;
 use super::openai_wire::{Custom, WireUsage, google_signature};
 use super::sse::{Chunks, Problem};
 use super::{FinishReason, ModelEvent, Usage};
-use crate::ToolCall;
+use crate::call::ToolCall;
 
 /// One streamed Chat Completions chunk.
 #[derive(Deserialize)]

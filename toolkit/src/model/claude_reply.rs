@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::http::unique;
 use super::{AssistantMessage, Echo, FinishReason, ModelReply, ResponseFormat, Usage};
-use crate::ToolCall;
+use crate::call::ToolCall;
 
 /// The tool a typed run's answer comes in (Anthropic's idiom for structured output).
 pub(super) const FINAL_ANSWER: &str = "final_answer";

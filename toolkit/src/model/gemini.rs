@@ -41,7 +41,7 @@ use super::http::{Auth, Defaults, Settings, Transport, head, unique};
 use super::sse::{self, Chunks, Problem};
 use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
 use super::{ModelEvent, ModelStream};
-use crate::{Target, ToolCall};
+use crate::{call::ToolCall, schema::Target};
 
 const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com/v1beta";
 const DEFAULT_MODEL: &str = "gemini-2.5-flash";
@@ -458,8 +458,11 @@ mod tests {
 
     #[test]
     fn tool_choice_becomes_the_function_calling_mode() {
-        let spec =
-            crate::ToolSpec::new("add", "Add.", json!({"type": "object", "properties": {"a": {"type": "integer"}}}));
+        let spec = crate::spec::ToolSpec::new(
+            "add",
+            "Add.",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}}}),
+        );
         let specs = [&spec];
         let messages = [Message::user("hi")];
         for (choice, config) in [

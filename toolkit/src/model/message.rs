@@ -16,7 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ToolCall, ToolResult};
+use crate::call::{ToolCall, ToolResult};
 
 /// One message of a conversation, in the Chat Completions wire format.
 ///
@@ -257,7 +257,7 @@ mod wire_calls {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     use super::google_signature::Extra;
-    use crate::ToolCall;
+    use crate::call::ToolCall;
 
     #[derive(Serialize, Deserialize)]
     struct Wire<'a> {

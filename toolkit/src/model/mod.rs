@@ -45,7 +45,7 @@ pub use futures_util::{Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::ToolSpec;
+use crate::spec::ToolSpec;
 
 #[cfg(feature = "anthropic")]
 mod anthropic;

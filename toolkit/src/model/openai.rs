@@ -14,7 +14,7 @@ use super::{
     AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ModelStream, ToolChoice,
     Usage,
 };
-use crate::{Target, ToolCall};
+use crate::{call::ToolCall, schema::Target};
 
 /// Where both OpenAI clients (Chat Completions and Responses) take their settings from.
 pub(crate) const OPENAI_DEFAULTS: Defaults = Defaults {

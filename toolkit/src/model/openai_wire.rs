@@ -5,8 +5,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::ToolSpec;
 use crate::spec::Freeform;
+use crate::spec::ToolSpec;
 
 /// The free-form tools of a request, which OpenAI calls custom tools: the model writes
 /// their input as plain text, which goes to (and comes back from) the tool's one

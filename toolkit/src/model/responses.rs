@@ -35,7 +35,7 @@ use super::{
     AssistantMessage, Echo, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage,
 };
 use super::{ModelEvent, ModelStream};
-use crate::ToolCall;
+use crate::call::ToolCall;
 
 /// A model behind the OpenAI Responses API (`POST {base}/responses`). Available with
 /// the feature `openai`; configured like [`OpenAiCompatible`](super::OpenAiCompatible)
@@ -517,7 +517,7 @@ mod tests {
 
     #[test]
     fn tools_go_strict_when_asked_with_the_choice_in_responses_shape() {
-        let spec = crate::ToolSpec::new(
+        let spec = crate::spec::ToolSpec::new(
             "add",
             "Add.",
             json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"], "additionalProperties": false}),

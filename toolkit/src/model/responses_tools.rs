@@ -10,8 +10,8 @@
 
 use serde_json::{Value, json};
 
-use crate::ToolSpec;
 use crate::search::{Namespace, SEARCH_TOOLS};
+use crate::spec::ToolSpec;
 
 use super::ModelRequest;
 
@@ -59,7 +59,7 @@ pub(super) fn tools(request: &ModelRequest<'_>, tool_search: bool) -> Vec<Value>
         }
     }
     // Programmatic tool calling: the program runner, for the tools programs may call.
-    if request.tools.iter().any(|spec| spec.programmable(crate::Target::OpenAiResponses)) {
+    if request.tools.iter().any(|spec| spec.programmable(crate::schema::Target::OpenAiResponses)) {
         tools.push(json!({"type": "programmatic_tool_calling"}));
     }
     tools

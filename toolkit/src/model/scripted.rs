@@ -10,7 +10,7 @@ use super::{
     AssistantMessage, FinishReason, Message, Model, ModelError, ModelEvent, ModelReply, ModelRequest, ModelStream,
     ResponseFormat, ToolChoice, Usage,
 };
-use crate::{ToolCall, ToolSpec};
+use crate::{call::ToolCall, spec::ToolSpec};
 
 /// A model that replays a given sequence of assistant turns, and records every request
 /// it was sent.
@@ -52,13 +52,6 @@ impl ScriptedModel {
             inner: Arc::new(Mutex::new(Script { turns, total, next_id: 0, requests: Vec::new() })),
             name: Arc::from("scripted"),
         }
-    }
-
-    /// A model that makes the calls of an audit log again, one per turn, then ends: see
-    /// [`Replay`](crate::testing::Replay), which also compares what the replay did with
-    /// the log.
-    pub fn from_audit(path: impl AsRef<std::path::Path>) -> Result<Self, crate::testing::ReplayError> {
-        Ok(crate::testing::Replay::from_audit(path)?.model())
     }
 
     /// Adds a turn at the end of the script.

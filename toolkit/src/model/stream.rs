@@ -5,7 +5,7 @@ use futures_util::StreamExt;
 use futures_util::stream::BoxStream;
 
 use super::{AssistantMessage, FinishReason, ModelError, ModelReply, Usage};
-use crate::ToolCall;
+use crate::call::ToolCall;
 
 /// One event of a streamed reply, in the order the model wrote it. A stream ends with
 /// exactly one [`Finished`](Self::Finished); one that ends before it is a

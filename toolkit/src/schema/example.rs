@@ -7,8 +7,8 @@ use std::io;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::refs::{self, Defs};
-use super::render::required;
+use crate::json_schema::refs::{self, Defs};
+use crate::json_schema::render::required;
 
 /// References followed on one path before the example gives up on a branch.
 const MAX_HOPS: usize = 16;

@@ -123,7 +123,7 @@ impl ToolSpec {
             && self.programmable(target)
             && let Some(output) = &self.output_schema
         {
-            after.push(format!("Returns (JSON): {}", super::render::Render::new(output).value(output, 0)));
+            after.push(format!("Returns (JSON): {}", crate::json_schema::render::Render::new(output).value(output, 0)));
         }
         if let (Some(freeform), None) = (&self.freeform, custom)
             && let Some(grammar) = &freeform.grammar
@@ -344,7 +344,7 @@ fn published_output_schema(spec: &ToolSpec) -> Option<&Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Annotations;
+    use crate::spec::Annotations;
 
     fn weather() -> ToolSpec {
         ToolSpec::new(

@@ -7,8 +7,8 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::example::{example_arguments, one_line};
-use super::refs::{self, Defs};
-use super::render::{Render, required};
+use crate::json_schema::refs::{self, Defs};
+use crate::json_schema::render::{Render, required};
 use crate::spec::ToolSpec;
 
 /// Nested parameters are listed this many levels down (`filters.range.from`).
@@ -303,7 +303,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::Annotations;
+    use crate::spec::Annotations;
 
     fn search() -> ToolSpec {
         ToolSpec::new(

@@ -37,15 +37,13 @@ mod export;
 pub(crate) mod gemini;
 mod markdown;
 pub(crate) mod openai;
-pub(crate) mod refs;
-pub(crate) mod render;
 mod target;
 pub(crate) mod walk;
 
+pub use crate::json_schema::render::render_expected;
 pub use check::{Incompatibility, check, is_valid_name, notes};
 pub use docs::{docs_file_name, write_docs};
 #[cfg(feature = "anthropic")]
 pub(crate) use export::ANTHROPIC_CODE_EXECUTION;
 pub use markdown::markdown;
-pub use render::render_expected;
 pub use target::Target;

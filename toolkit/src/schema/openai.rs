@@ -10,8 +10,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::refs::{self, Defs};
 use super::walk::{self, Problem, Site, is_object};
+use crate::json_schema::refs::{self, Defs};
 
 /// Keywords strict mode accepts as they are. Everything else is dropped (constraints
 /// such as `minLength` are still enforced when the arguments are parsed).
@@ -226,7 +226,7 @@ impl Strict<'_> {
 /// unless it has a default: then the model sends a value (the description names the
 /// default), so a parameter whose type has no `null` never receives one.
 fn close_object(out: &mut Map<String, Value>, original: &Map<String, Value>) {
-    let required = super::render::required(original);
+    let required = crate::json_schema::render::required(original);
     let originals = original.get("properties").and_then(Value::as_object);
     let mut names = Vec::new();
     if let Some(Value::Object(properties)) = out.get_mut("properties") {

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::refs::Defs;
+use crate::json_schema::refs::Defs;
 
 /// At most this many subschemas are visited: a bound for adversarial schemas (a wide
 /// graph of shared definitions is walked once per use site).

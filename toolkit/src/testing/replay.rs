@@ -7,9 +7,18 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::ToolCall;
+use crate::call::ToolCall;
 use crate::model::{ScriptedModel, Turn};
 use crate::record::{CallRecord, Outcome};
+
+// Here, beside `Replay`, so that the model module does not depend on testing.
+impl ScriptedModel {
+    /// A model that makes the calls of an audit log again, one per turn, then ends: see
+    /// [`Replay`], which also compares what the replay did with the log.
+    pub fn from_audit(path: impl AsRef<Path>) -> Result<Self, ReplayError> {
+        Ok(Replay::from_audit(path)?.model())
+    }
+}
 
 /// The calls of an [`AuditLog`](crate::hooks::AuditLog) file, to replay against the tools
 /// as they are now ([`model`](Replay::model)) and to compare with what the replay did

@@ -31,7 +31,7 @@ impl ToolEntry {
     pub fn of<T: Tool>(tool: T) -> Self {
         ToolEntry {
             name: Cow::Borrowed(T::NAME),
-            tool: Box::new(Typed(tool)),
+            tool: Box::new(Typed::new(tool)),
             retries: T::RETRIES,
             deferred: T::DEFERRED,
         }

@@ -9,10 +9,10 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
 use super::{McpServer, Structured};
+use crate::call::{ToolCall, ToolResult};
 use crate::durable::PendingCall;
 use crate::hook::{Decided, Scope};
 use crate::mcp::approval::{Answer, can_ask, decisions};
-use crate::{ToolCall, ToolResult};
 
 impl McpServer {
     pub(super) async fn run_call(
@@ -103,7 +103,7 @@ impl McpServer {
         let mut result = self.run_in(call_of(id.clone()), &scope, &cx).await;
         // A call a hook deferred asks the person at the client, as the client can be asked.
         let mut input_required = None;
-        let deferred = result.as_ref().filter(|r| r.kind() == Some(crate::ErrorKind::Deferred));
+        let deferred = result.as_ref().filter(|r| r.kind() == Some(crate::error::ErrorKind::Deferred));
         if let Some(pending) = deferred.and_then(|r| PendingCall::of(&call_of(id.clone()), r)) {
             if !can_ask(&cx) {
                 if let Some(result) = &mut result {
@@ -207,7 +207,7 @@ mod tests {
         assert_eq!(ok.structured_content, Some(json!({"t": 1})));
         assert_eq!(ok.is_error, Some(false));
         let failed = to_mcp_result(
-            ToolResult::failed("1", "w", crate::ToolError::new(crate::ErrorKind::Blocked, "no")),
+            ToolResult::failed("1", "w", crate::error::ToolError::new(crate::error::ErrorKind::Blocked, "no")),
             Structured::Any,
         );
         assert_eq!(failed.structured_content, None);

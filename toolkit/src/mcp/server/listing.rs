@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use rmcp::service::{RequestContext, RoleServer};
 
 use super::McpServer;
-use crate::ToolResult;
+use crate::call::ToolResult;
 use crate::search::{SEARCH_TOOLS, found_in};
 
 /// The most clients whose found tools are kept; past it, the longest-known one's are

@@ -12,7 +12,7 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use super::call::to_mcp_result;
 use super::{McpServer, Structured};
-use crate::ToolCall;
+use crate::call::ToolCall;
 use crate::durable::PendingCall;
 use crate::hook::Scope;
 use crate::mcp::approval::decisions;

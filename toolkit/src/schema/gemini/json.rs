@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::schema::refs;
+use crate::json_schema::refs;
 
 /// Rules that the JSON Schema form drops and cannot put into words, beyond
 /// [`CONDITIONAL`](crate::schema::walk::CONDITIONAL) (those with no meaning to Gemini,

@@ -22,8 +22,8 @@
 use serde_json::{Map, Value};
 
 use super::openai::any_of;
-use super::refs::{self, Defs};
 use super::walk::{self, Problem};
+use crate::json_schema::refs::{self, Defs};
 
 mod json;
 use json::JSON_SCHEMA_DROPS;
