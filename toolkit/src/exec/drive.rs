@@ -1,19 +1,30 @@
 //! The hooked call (DESIGN §5): before hooks, the tool, after hooks, error hooks,
 //! retries, and what the record learns from them.
 //!
-//! Two drivers, compiled once, reaching the tool through `&dyn Runnable`: [`drive_now`]
-//! for a call whose tool and hooks all finish without waiting (no future at all), and
-//! [`drive`] for the others (in the call's one boxed future). They differ only in
-//! awaiting; every decision is a method of [`Run`](super::run::Run) that both call.
+//! Each step is written once, in `pipeline!`, and compiled twice, reaching the tool
+//! through `&dyn Runnable`: [`now`] for a call whose tool and hooks all finish without
+//! waiting (plain function calls: no future, no box, no runtime), and [`wait`] for the
+//! others (async fns, in the call's one boxed future). The two differ only where a step
+//! may wait: there `wait` awaits and `now` has nothing to await (a hook step that has to
+//! wait anyway is that hook's failure). Every decision is a method of
+//! [`Run`](super::run::Run) that both call.
+//!
+//! Why not one `async fn`, polled once on the stack when nothing waits: measured, that
+//! costs about 400 instructions a call with four no-op hooks (3,561 → 3,967 in
+//! `benches/instructions.sh`, +11%): the state machine is built, moved and matched at
+//! every step. The macro costs nothing at run time.
 
 use super::guard::guarded;
 use super::plan::Plan;
-use super::run::{Attempt, Before, Finished, Hooked, HooksSaid, Next, Produced, Run};
+use super::run::{Attempt, Before, Finished, Handled, Hooked, HooksSaid, Next, Produced, Run, reborrow};
 use super::runnable::{Runnable, not_ready};
+use super::slot::Slot;
+use super::step::start_step;
 use super::{Env, HookEnv, Started};
-use crate::call::ToolCallRef;
+use crate::call::{Output, ToolCallRef};
 use crate::error::ToolError;
-use crate::hook::ArgsSlot;
+use crate::hook::{AfterCall, ArgsSlot, BeforeCall, Decision, ErrorCall, Hook, HookError, OnFailure, Rewrite};
+use crate::record::Event;
 use crate::spec::ToolSpec;
 
 /// What a hooked call is about: a tool, or a name no tool has (its only step is the
@@ -23,7 +34,7 @@ pub(crate) enum Callee<'a> {
     Unknown(ToolError),
 }
 
-/// Starts a call that hooks act on (`plan`): polled once on the stack when the tool and
+/// Starts a call that hooks act on (`plan`): run to its end at once when the tool and
 /// every hook finish without waiting, else in one boxed future.
 pub(crate) fn start_hooked<'a>(
     callee: Callee<'a>,
@@ -38,9 +49,9 @@ pub(crate) fn start_hooked<'a>(
     };
     let hooked = Hooked { plan, scope: hooks.scope, wants_record: hooks.wants_record };
     if runs_now && hooked.plan.is_sync() {
-        return Started::Finished(drive_now(callee, call, env, &hooked));
+        return Started::Finished(now::drive(callee, call, env, &hooked));
     }
-    Started::Hooked(Box::pin(async move { drive(callee, call, env, &hooked).await }))
+    Started::Hooked(Box::pin(async move { wait::drive(callee, call, env, &hooked).await }))
 }
 
 /// The tool and its spec, or why there is none (building a spec may panic).
@@ -54,84 +65,163 @@ fn resolve<'a>(callee: Callee<'a>, name: &str) -> (Option<(&'a dyn Runnable, &'a
     }
 }
 
-/// Runs one hooked call whose tool and hooks all finish without waiting.
-fn drive_now(callee: Callee<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: &Hooked<'_>) -> Finished {
-    let (tool, refused) = resolve(callee, call.name);
-    let mut run = Run::new(tool.map(|(_, spec)| spec), call, env, hooked);
-    loop {
-        let mut attempt = Attempt::default();
-        // The slot is written once, where it stays (it is not small).
-        let mut slot = None;
-        let produced = match run.parse(tool, refused.as_ref()) {
-            Err(e) => Produced::Failed(e),
-            Ok(parsed) => {
-                let slot = slot.insert(run.slot(parsed));
-                match run.before_now(slot, &mut attempt) {
-                    Before::Block(reason, detail) => Produced::Blocked(reason, detail),
-                    Before::Return(output) => Produced::Output(output, true),
-                    Before::Defer(reason, shown) => Produced::Deferred(reason, shown),
-                    Before::Replay(output) => Produced::Replayed(output),
-                    Before::Fail(error) => Produced::Failed(error),
-                    Before::Continue => match (run.ready_to_run(slot, &mut attempt), tool) {
-                        (Ok(clock), Some((tool, spec))) => {
-                            let ran = run.tool_now(tool, spec, slot);
-                            attempt.ran(clock, ran)
+/// The steps of a hooked call. `($($async)?)` makes them `async fn`s or not;
+/// `$($await)*` follows every step that may wait (`.await`, or nothing); `$tool` is the
+/// [`Run`] method that runs the tool (`tool`, which awaits one that waits, or `tool_now`).
+/// A hook step that has to wait goes to `waited`, which the module provides.
+macro_rules! pipeline {
+    (($($async:tt)?) ($($await:tt)*) $tool:ident) => {
+        /// Runs one hooked call: parse, before hooks, the tool, after or error hooks, and
+        /// again while a hook asks for a retry.
+        pub(super) $($async)? fn drive(
+            callee: Callee<'_>,
+            call: ToolCallRef<'_>,
+            env: Env<'_>,
+            hooked: &Hooked<'_>,
+        ) -> Finished {
+            let (tool, refused) = resolve(callee, call.name);
+            let mut run = Run::new(tool.map(|(_, spec)| spec), call, env, hooked);
+            loop {
+                let mut attempt = Attempt::default();
+                // The slot is written once, where it stays (it is not small).
+                let mut slot = None;
+                let produced = match run.parse(tool, refused.as_ref()) {
+                    Err(e) => Produced::Failed(e),
+                    Ok(parsed) => {
+                        let slot = slot.insert(run.slot(parsed));
+                        match before(&mut run, slot, &mut attempt) $($await)* {
+                            Before::Block(reason, detail) => Produced::Blocked(reason, detail),
+                            Before::Return(output) => Produced::Output(output, true),
+                            Before::Defer(reason, shown) => Produced::Deferred(reason, shown),
+                            Before::Replay(output) => Produced::Replayed(output),
+                            Before::Fail(error) => Produced::Failed(error),
+                            Before::Continue => match (run.ready_to_run(slot, &mut attempt), tool) {
+                                (Ok(clock), Some((tool, spec))) => {
+                                    let ran = run.$tool(tool, spec, slot) $($await)*;
+                                    attempt.ran(clock, ran)
+                                }
+                                (Err(e), _) => Produced::Failed(e),
+                                (Ok(_), None) => Produced::Failed(not_ready()),
+                            },
                         }
-                        (Err(e), _) => Produced::Failed(e),
-                        (Ok(_), None) => Produced::Failed(not_ready()),
-                    },
+                    }
+                };
+                let args = slot.as_mut().map(|s| s as &mut dyn ArgsSlot);
+                let said = match &produced {
+                    Produced::Output(output, cached) if run.plan.after => {
+                        after(&mut run, output, args, *cached) $($await)*
+                    }
+                    Produced::Failed(error) if run.plan.error => on_error(&mut run, error, args) $($await)*,
+                    _ => HooksSaid::nothing(&produced),
+                };
+                if let Next::Done(finished) = run.conclude(produced, said, attempt) {
+                    return finished;
                 }
             }
-        };
-        let args = slot.as_mut().map(|s| s as &mut dyn ArgsSlot);
-        let said = match &produced {
-            Produced::Output(output, cached) if run.plan.after => run.after_now(output, args, *cached),
-            Produced::Failed(error) if run.plan.error => run.on_error_now(error, args),
-            _ => HooksSaid::nothing(&produced),
-        };
-        if let Next::Done(finished) = run.conclude(produced, said, attempt) {
-            return finished;
         }
-    }
+
+        /// The before hooks, in order, until one blocks or returns an output.
+        $($async)? fn before(run: &mut Run<'_>, slot: &mut Slot<'_>, attempt: &mut Attempt) -> Before {
+            if !run.plan.before {
+                return Before::Continue;
+            }
+            for hook in run.plan.iter() {
+                let Some(hook_fn) = &hook.before else { continue };
+                let fails_open = hook.failure_policy(Event::Before) == OnFailure::Continue;
+                if fails_open {
+                    slot.arm_undo();
+                }
+                let mut call = BeforeCall { info: &run.info, args: &mut *slot, ext: &mut run.ext, touched: false };
+                let outcome = match start_step(hook, || hook_fn.before(&mut call)) {
+                    Ok(outcome) => outcome,
+                    Err(waiting) => waited(hook, waiting) $($await)*,
+                };
+                let touched = call.touched && !Run::undone(slot, fails_open, &outcome);
+                if let Ok(Decision::Continue) = outcome {
+                    // The usual answer, handled here. It owns nothing, so it needs no drop: without
+                    // the `forget`, its drop glue runs anyway, about 50 instructions a hook
+                    // (`benches/instructions.sh`, four typed hooks: 3,557 with, 3,663 without).
+                    std::mem::forget(outcome);
+                    run.continued(hook, touched, attempt);
+                    continue;
+                }
+                if let Some(stop) = run.before_said(hook, outcome, touched, slot, attempt) {
+                    return stop;
+                }
+            }
+            Before::Continue
+        }
+
+        /// The after hooks, in order, on an output.
+        $($async)? fn after(
+            run: &mut Run<'_>,
+            output: &Output,
+            mut args: Option<&mut dyn ArgsSlot>,
+            cached: bool,
+        ) -> HooksSaid {
+            let mut rewrite = Rewrite::default();
+            for hook in run.plan.iter() {
+                let Some(hook_fn) = &hook.after else { continue };
+                let saved = rewrite.clone();
+                let mut out = AfterCall {
+                    info: &run.info,
+                    output,
+                    rewrite: &mut rewrite,
+                    args: reborrow(&mut args),
+                    ext: &mut run.ext,
+                    cached,
+                    touched: false,
+                };
+                let outcome = match start_step(hook, || hook_fn.after(&mut out)) {
+                    Ok(outcome) => outcome,
+                    Err(waiting) => waited(hook, waiting) $($await)*,
+                };
+                let touched = out.touched;
+                if let Some(block) = run.after_said(hook, outcome, touched, &mut rewrite, saved) {
+                    return HooksSaid::After(Err(block));
+                }
+            }
+            HooksSaid::After(Ok(rewrite))
+        }
+
+        /// The error hooks, in order, on a failure, until one handles it.
+        $($async)? fn on_error(run: &mut Run<'_>, error: &ToolError, mut args: Option<&mut dyn ArgsSlot>) -> HooksSaid {
+            for hook in run.plan.iter() {
+                let Some(hook_fn) = &hook.error else { continue };
+                let mut err = ErrorCall { info: &run.info, error, args: reborrow(&mut args), ext: &mut run.ext };
+                let outcome = match start_step(hook, || hook_fn.error(&mut err)) {
+                    Ok(outcome) => outcome,
+                    Err(waiting) => waited(hook, waiting) $($await)*,
+                };
+                if let Some(handled) = run.error_said(hook, outcome) {
+                    return HooksSaid::Error(handled);
+                }
+            }
+            HooksSaid::Error(Handled::Propagate)
+        }
+    };
 }
 
-/// Runs one hooked call that may wait: the same steps as [`drive_now`], awaited.
-async fn drive(callee: Callee<'_>, call: ToolCallRef<'_>, env: Env<'_>, hooked: &Hooked<'_>) -> Finished {
-    let (tool, refused) = resolve(callee, call.name);
-    let mut run = Run::new(tool.map(|(_, spec)| spec), call, env, hooked);
-    loop {
-        let mut attempt = Attempt::default();
-        // The slot is written once, where it stays (it is not small).
-        let mut slot = None;
-        let produced = match run.parse(tool, refused.as_ref()) {
-            Err(e) => Produced::Failed(e),
-            Ok(parsed) => {
-                let slot = slot.insert(run.slot(parsed));
-                match run.before(slot, &mut attempt).await {
-                    Before::Block(reason, detail) => Produced::Blocked(reason, detail),
-                    Before::Return(output) => Produced::Output(output, true),
-                    Before::Defer(reason, shown) => Produced::Deferred(reason, shown),
-                    Before::Replay(output) => Produced::Replayed(output),
-                    Before::Fail(error) => Produced::Failed(error),
-                    Before::Continue => match (run.ready_to_run(slot, &mut attempt), tool) {
-                        (Ok(clock), Some((tool, spec))) => {
-                            let ran = run.tool(tool, spec, slot).await;
-                            attempt.ran(clock, ran)
-                        }
-                        (Err(e), _) => Produced::Failed(e),
-                        (Ok(_), None) => Produced::Failed(not_ready()),
-                    },
-                }
-            }
-        };
-        let args = slot.as_mut().map(|s| s as &mut dyn ArgsSlot);
-        let said = match &produced {
-            Produced::Output(output, cached) if run.plan.after => run.after(output, args, *cached).await,
-            Produced::Failed(error) if run.plan.error => run.on_error(error, args).await,
-            _ => HooksSaid::nothing(&produced),
-        };
-        if let Next::Done(finished) = run.conclude(produced, said, attempt) {
-            return finished;
-        }
+/// The steps for a call whose tool and hooks all finish without waiting.
+mod now {
+    use futures_util::future::BoxFuture;
+
+    use super::*;
+
+    /// A hook step that has to wait, in a call that cannot (its hooks all say they are
+    /// sync: one that returns a future anyway was refused by [`start_step`]).
+    #[cold]
+    fn waited<T>(_: &Hook, _: BoxFuture<'_, Result<T, HookError>>) -> Result<T, HookError> {
+        Err(HookError::new("it had to wait in a call that cannot"))
     }
+
+    pipeline!(() () tool_now);
+}
+
+/// The steps for a call that may wait.
+mod wait {
+    use super::super::step::wait as waited;
+    use super::*;
+
+    pipeline!((async) (.await) tool);
 }

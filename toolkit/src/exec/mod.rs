@@ -14,6 +14,20 @@
 //! A call no hook acts on takes the plain path: [`start`] parses and runs the tool in one
 //! step, under a panic guard, with no future at all for a sync tool and one boxed future
 //! otherwise.
+//!
+//! The states of one call, from the toolbox down (each name is a type; `→` is a move):
+//!
+//! ```text
+//! Toolbox::call(ToolCall)
+//!   begin ── exec::start ──→ Started::Done(result)        no hooks, sync tool: no future
+//!                          → Started::Running(future)     no hooks, async tool
+//!                          → Started::Finished(Finished)  hooks, all sync: polled on the stack
+//!                          → Started::Hooked(future)      hooks that may wait
+//!         → Begun::Done(Ended) | Begun::Waiting(Settle) ── .await ──→ Ended
+//!   a hooked attempt (drive): Parsed → Slot (Held) → Before → Produced → HooksSaid
+//!                             → Next::Retry (again) | Next::Done(Finished)
+//!   finish: Ended::Plain(result) | Ended::Recorded(Finished, clock) → ToolResult (+ CallRecord)
+//! ```
 
 mod drive;
 mod explain;
@@ -43,7 +57,6 @@ use crate::hook::{Hook, Scope};
 use crate::limits::Limits;
 use crate::record::Outcome;
 use crate::spec::ToolSpec;
-use runnable::Plain;
 
 /// What a call needs from its toolbox besides the tool itself.
 #[derive(Clone, Copy)]
@@ -106,8 +119,7 @@ pub(crate) fn start<'a>(
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         tool.start(call, env.state, (env.run, env.progress), env.limits)
     })) {
-        Ok(Plain::Done(outcome)) => Started::Done(outcome),
-        Ok(Plain::Running(running, spec)) => Started::Running(running, spec),
+        Ok(started) => started,
         Err(payload) => Started::Done(Err(panicked(call.name, payload.as_ref()))),
     }
 }

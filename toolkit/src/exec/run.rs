@@ -1,5 +1,5 @@
 //! One hooked call's state across its attempts ([`Run`]), and what each hook's outcome
-//! means: the decisions both drivers of [`drive`](super::drive) share.
+//! means: the decisions of [`drive`](super::drive).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
@@ -9,13 +9,11 @@ use super::guard::{Guard, guarded, panicked};
 use super::plan::Plan;
 use super::runnable::{Parsed, Runnable, not_ready};
 use super::slot::Slot;
-use super::step::{start_step, step_now, wait};
 use crate::call::{Output, ToolCallRef};
 use crate::context::CallContext;
 use crate::error::{ErrorKind, ToolError};
 use crate::hook::{
-    AfterCall, Approval, ArgsSlot, BeforeCall, CallEnds, CallInfo, Decision, ErrorCall, Extensions, Hook, HookError,
-    OnFailure, Recovery, Rewrite, Scope,
+    Approval, ArgsSlot, CallEnds, CallInfo, Decision, Extensions, Hook, HookError, OnFailure, Recovery, Rewrite, Scope,
 };
 use crate::limits::Limits;
 use crate::record::{Effect, Event, HookAction, Outcome};
@@ -106,7 +104,7 @@ pub(super) struct Run<'c> {
     pub(super) info: CallInfo<'c>,
     pub(super) plan: &'c Plan<'c>,
     limits: &'c Limits,
-    ext: Extensions,
+    pub(super) ext: Extensions,
     acted: Acted,
     /// After or error hooks may read the arguments once the tool has taken them.
     keep_args: bool,
@@ -182,73 +180,10 @@ impl<'c> Run<'c> {
         Slot::new(tool, args, self.keep_args)
     }
 
-    /// The before hooks, in order, until one blocks or returns an output; every hook
-    /// finishes without waiting.
-    pub(super) fn before_now(&mut self, slot: &mut Slot<'_>, attempt: &mut Attempt) -> Before {
-        if !self.plan.before {
-            return Before::Continue;
-        }
-        for hook in self.plan.iter() {
-            let Some(hook_fn) = &hook.before else { continue };
-            let fails_open = hook.failure_policy(Event::Before) == OnFailure::Continue;
-            if fails_open {
-                slot.arm_undo();
-            }
-            let mut call = BeforeCall { info: &self.info, args: &mut *slot, ext: &mut self.ext, touched: false };
-            let outcome = step_now(hook, || hook_fn.before(&mut call));
-            let touched = call.touched && !Self::undone(slot, fails_open, &outcome);
-            if let Ok(Decision::Continue) = outcome {
-                // The usual answer: it owns nothing, so it needs no drop.
-                std::mem::forget(outcome);
-                attempt.touched |= touched;
-                if touched {
-                    self.acted.push(hook, Event::Before, Effect::Rewrote, None);
-                }
-                continue;
-            }
-            if let Some(stop) = self.before_said(hook, outcome, touched, slot, attempt) {
-                return stop;
-            }
-        }
-        Before::Continue
-    }
-
-    /// [`before_now`](Run::before_now), awaiting the hooks that wait.
-    pub(super) async fn before(&mut self, slot: &mut Slot<'_>, attempt: &mut Attempt) -> Before {
-        if !self.plan.before {
-            return Before::Continue;
-        }
-        for hook in self.plan.iter() {
-            let Some(hook_fn) = &hook.before else { continue };
-            let fails_open = hook.failure_policy(Event::Before) == OnFailure::Continue;
-            if fails_open {
-                slot.arm_undo();
-            }
-            let mut call = BeforeCall { info: &self.info, args: &mut *slot, ext: &mut self.ext, touched: false };
-            let outcome = match start_step(hook, || hook_fn.before(&mut call)) {
-                Ok(outcome) => outcome,
-                Err(waiting) => wait(hook, waiting).await,
-            };
-            let touched = call.touched && !Self::undone(slot, fails_open, &outcome);
-            if let Ok(Decision::Continue) = outcome {
-                std::mem::forget(outcome);
-                attempt.touched |= touched;
-                if touched {
-                    self.acted.push(hook, Event::Before, Effect::Rewrote, None);
-                }
-                continue;
-            }
-            if let Some(stop) = self.before_said(hook, outcome, touched, slot, attempt) {
-                return stop;
-            }
-        }
-        Before::Continue
-    }
-
     /// After a before hook: a hook that failed open leaves the arguments as they were
     /// before it ran (`true`: its changes were undone).
     #[inline]
-    fn undone(slot: &mut Slot<'_>, fails_open: bool, outcome: &Result<Decision, HookError>) -> bool {
+    pub(super) fn undone(slot: &mut Slot<'_>, fails_open: bool, outcome: &Result<Decision, HookError>) -> bool {
         if !fails_open {
             return false;
         }
@@ -260,8 +195,18 @@ impl<'c> Run<'c> {
         false
     }
 
+    /// A before hook let the call go on (the usual answer, handled without a call to
+    /// [`before_said`](Run::before_said)): a rewrite of the arguments is noted.
+    #[inline]
+    pub(super) fn continued(&mut self, hook: &Hook, touched: bool, attempt: &mut Attempt) {
+        attempt.touched |= touched;
+        if touched {
+            self.acted.push(hook, Event::Before, Effect::Rewrote, None);
+        }
+    }
+
     /// What one before hook's outcome means (`Some`: the call stops here).
-    fn before_said(
+    pub(super) fn before_said(
         &mut self,
         hook: &Hook,
         outcome: Result<Decision, HookError>,
@@ -390,69 +335,8 @@ impl<'c> Run<'c> {
         }
     }
 
-    /// The after hooks, in order, on an output; every hook finishes without waiting.
-    pub(super) fn after_now(
-        &mut self,
-        output: &Output,
-        mut args: Option<&mut dyn ArgsSlot>,
-        cached: bool,
-    ) -> HooksSaid {
-        let mut rewrite = Rewrite::default();
-        for hook in self.plan.iter() {
-            let Some(hook_fn) = &hook.after else { continue };
-            let saved = rewrite.clone();
-            let mut out = AfterCall {
-                info: &self.info,
-                output,
-                rewrite: &mut rewrite,
-                args: reborrow(&mut args),
-                ext: &mut self.ext,
-                cached,
-                touched: false,
-            };
-            let outcome = step_now(hook, || hook_fn.after(&mut out));
-            let touched = out.touched;
-            if let Some(block) = self.after_said(hook, outcome, touched, &mut rewrite, saved) {
-                return HooksSaid::After(Err(block));
-            }
-        }
-        HooksSaid::After(Ok(rewrite))
-    }
-
-    /// [`after_now`](Run::after_now), awaiting the hooks that wait.
-    pub(super) async fn after(
-        &mut self,
-        output: &Output,
-        mut args: Option<&mut dyn ArgsSlot>,
-        cached: bool,
-    ) -> HooksSaid {
-        let mut rewrite = Rewrite::default();
-        for hook in self.plan.iter() {
-            let Some(hook_fn) = &hook.after else { continue };
-            let saved = rewrite.clone();
-            let mut out = AfterCall {
-                info: &self.info,
-                output,
-                rewrite: &mut rewrite,
-                args: reborrow(&mut args),
-                ext: &mut self.ext,
-                cached,
-                touched: false,
-            };
-            let outcome = match start_step(hook, || hook_fn.after(&mut out)) {
-                Ok(outcome) => outcome,
-                Err(waiting) => wait(hook, waiting).await,
-            };
-            let touched = out.touched;
-            if let Some(block) = self.after_said(hook, outcome, touched, &mut rewrite, saved) {
-                return HooksSaid::After(Err(block));
-            }
-        }
-        HooksSaid::After(Ok(rewrite))
-    }
-
     /// What one after hook's outcome means (`Some`: block the call).
-    fn after_said(
+    pub(super) fn after_said(
         &mut self,
         hook: &Hook,
         outcome: Result<(), HookError>,
@@ -475,38 +359,8 @@ impl<'c> Run<'c> {
         }
     }
 
-    /// The error hooks, in order, on a failure, until one handles it; every hook
-    /// finishes without waiting.
-    pub(super) fn on_error_now(&mut self, error: &ToolError, mut args: Option<&mut dyn ArgsSlot>) -> HooksSaid {
-        for hook in self.plan.iter() {
-            let Some(hook_fn) = &hook.error else { continue };
-            let mut err = ErrorCall { info: &self.info, error, args: reborrow(&mut args), ext: &mut self.ext };
-            let outcome = step_now(hook, || hook_fn.error(&mut err));
-            if let Some(handled) = self.error_said(hook, outcome) {
-                return HooksSaid::Error(handled);
-            }
-        }
-        HooksSaid::Error(Handled::Propagate)
-    }
-
-    /// [`on_error_now`](Run::on_error_now), awaiting the hooks that wait.
-    pub(super) async fn on_error(&mut self, error: &ToolError, mut args: Option<&mut dyn ArgsSlot>) -> HooksSaid {
-        for hook in self.plan.iter() {
-            let Some(hook_fn) = &hook.error else { continue };
-            let mut err = ErrorCall { info: &self.info, error, args: reborrow(&mut args), ext: &mut self.ext };
-            let outcome = match start_step(hook, || hook_fn.error(&mut err)) {
-                Ok(outcome) => outcome,
-                Err(waiting) => wait(hook, waiting).await,
-            };
-            if let Some(handled) = self.error_said(hook, outcome) {
-                return HooksSaid::Error(handled);
-            }
-        }
-        HooksSaid::Error(Handled::Propagate)
-    }
-
     /// What one error hook's outcome means (`Some`: it handled the failure).
-    fn error_said(&mut self, hook: &Hook, outcome: Result<Recovery, HookError>) -> Option<Handled> {
+    pub(super) fn error_said(&mut self, hook: &Hook, outcome: Result<Recovery, HookError>) -> Option<Handled> {
         match outcome {
             Ok(Recovery::Propagate) => None,
             Ok(Recovery::Retry) if self.info.spec.is_some_and(|s| s.annotations.repeatable()) => {
@@ -599,7 +453,7 @@ impl<'c> Run<'c> {
 }
 
 /// The arguments for one more hook, for as long as that hook runs.
-fn reborrow<'s>(args: &'s mut Option<&mut dyn ArgsSlot>) -> Option<&'s mut (dyn ArgsSlot + 's)> {
+pub(super) fn reborrow<'s>(args: &'s mut Option<&mut dyn ArgsSlot>) -> Option<&'s mut (dyn ArgsSlot + 's)> {
     match args {
         Some(a) => Some(&mut **a as &mut (dyn ArgsSlot + 's)),
         None => None,

@@ -16,6 +16,7 @@ use std::future::Future;
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 
+use super::Started;
 use super::parse::{parse_object, parse_typed};
 use super::unknown::LazyKeyCheck;
 use crate::call::{Output, ToolCallRef};
@@ -35,14 +36,6 @@ pub(crate) enum Parsed {
     Json(Map<String, Value>),
 }
 
-/// How a call without hooks started: finished (a sync tool ran, or the arguments were
-/// refused), or running in the one boxed future of the call.
-pub(crate) enum Plain<'a> {
-    /// The output (checked: [`call::checked`](crate::call::checked)), or the error.
-    Done(Result<Output, ToolError>),
-    Running(BoxFuture<'a, Result<Output, ToolError>>, &'a ToolSpec),
-}
-
 /// A tool, as the runtime runs it.
 pub(crate) trait Runnable: Send + Sync + 'static {
     /// The spec (built on first use; building it runs `JsonSchema`, which may panic).
@@ -59,7 +52,9 @@ pub(crate) trait Runnable: Send + Sync + 'static {
     /// The future of a tool that may wait (not yet polled).
     fn run<'a>(&'a self, args: Parsed, cx: CallContext<'a>) -> BoxFuture<'a, Result<Output, ToolError>>;
     /// A call no hook acts on: parse and run in one step, the arguments never boxed.
-    fn start<'a>(&'a self, call: ToolCallRef<'a>, state: &'a State, along: Along<'a>, limits: &Limits) -> Plain<'a>;
+    /// [`Started::Done`] (a sync tool ran, or the arguments were refused; the output is
+    /// checked: [`call::checked`](crate::call::checked)) or [`Started::Running`].
+    fn start<'a>(&'a self, call: ToolCallRef<'a>, state: &'a State, along: Along<'a>, limits: &Limits) -> Started<'a>;
 }
 
 /// A `#[tool]` (any [`Tool`]), erased, with the check for unknown nested keys its
@@ -159,20 +154,20 @@ impl<T: Tool> Runnable for Typed<T> {
         state: &'a State,
         (run, progress): Along<'a>,
         limits: &Limits,
-    ) -> Plain<'a> {
+    ) -> Started<'a> {
         let spec = T::spec();
         let args = match parse_typed::<T::Args>(call.arguments, spec, &self.keys, limits) {
             Ok(args) => args,
-            Err(e) => return Plain::Done(Err(e)),
+            Err(e) => return Started::Done(Err(e)),
         };
         let cx = CallContext::new(call.id, spec, state).in_run(run, call.arguments).reporting(progress);
         if T::RUNS_NOW {
-            return Plain::Done(match self.tool.invoke_now(args, &cx) {
+            return Started::Done(match self.tool.invoke_now(args, &cx) {
                 Ok(ran) => crate::call::checked(ran, limits.max_result_bytes),
                 Err(_) => Err(gave_back()),
             });
         }
-        Plain::Running(boxed(self.tool.invoke(args, cx)), spec)
+        Started::Running(boxed(self.tool.invoke(args, cx)), spec)
     }
 }
 
@@ -210,15 +205,15 @@ impl<D: DynTool> Runnable for Dynamic<D> {
         state: &'a State,
         (run, progress): Along<'a>,
         limits: &Limits,
-    ) -> Plain<'a> {
+    ) -> Started<'a> {
         let spec = self.0.spec();
         match parse_object(call.arguments, spec, limits) {
-            Ok(map) => Plain::Running(
+            Ok(map) => Started::Running(
                 self.0
                     .call(map, CallContext::new(call.id, spec, state).in_run(run, call.arguments).reporting(progress)),
                 spec,
             ),
-            Err(e) => Plain::Done(Err(e)),
+            Err(e) => Started::Done(Err(e)),
         }
     }
 }

@@ -27,13 +27,6 @@ pub(crate) fn start_step<'a, T>(
     }
 }
 
-/// One hook step in a call that cannot wait (its hooks all say they are sync: one that
-/// returns a future anyway was refused by [`start_step`]).
-#[inline]
-pub(crate) fn step_now<'a, T>(hook: &Hook, start: impl FnOnce() -> HookStep<'a, T>) -> Result<T, HookError> {
-    start_step(hook, start).unwrap_or_else(|_| Err(failure("it had to wait in a call that cannot")))
-}
-
 /// Awaits a hook's future under its guard.
 pub(crate) async fn wait<T>(hook: &Hook, fut: BoxFuture<'_, Result<T, HookError>>) -> Result<T, HookError> {
     let guarded = AssertUnwindSafe(fut).catch_unwind();
