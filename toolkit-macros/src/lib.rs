@@ -16,6 +16,7 @@ mod docs;
 mod errors;
 mod hook;
 mod hooks;
+mod shared;
 mod tool;
 mod toolbox;
 mod tools;

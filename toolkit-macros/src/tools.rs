@@ -14,7 +14,7 @@ pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {
         Ok(i) => i,
         Err(_) => {
             let err = syn::Error::new_spanned(
-                tool::first_tokens(&input),
+                crate::shared::first_tokens(&input),
                 "`#[tools]` goes on an inherent `impl` block (`impl MyType { ... }`) whose methods are marked `#[tool]`",
             )
             .to_compile_error();
@@ -85,13 +85,16 @@ pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {
             _ if !block_ok => companions.push(local.to_compile_errors()),
             Some(m) if local.is_empty() => companions.push(tool::companions(&m)),
             _ => {
-                let handle =
-                    quote::format_ident!("__toolkit_{}_{}", tool::unraw(&owner), tool::unraw(&method.sig.ident));
-                let name = tool::unraw(&method.sig.ident);
+                let handle = quote::format_ident!(
+                    "__toolkit_{}_{}",
+                    crate::shared::unraw(&owner),
+                    crate::shared::unraw(&method.sig.ident)
+                );
+                let name = crate::shared::unraw(&method.sig.ident);
                 let method_of = Some((&*self_ty, &method.sig.ident));
                 companions.push(tool::placeholder(
                     &krate,
-                    &tool::cfgs(&method.attrs),
+                    &crate::shared::cfgs(&method.attrs),
                     &method.vis,
                     &handle,
                     &name,

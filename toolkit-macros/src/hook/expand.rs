@@ -8,7 +8,7 @@ use syn::{Attribute, Ident, Visibility};
 
 use super::model::{Filter, Form, HookModel, Policy};
 use super::parse::Event;
-use crate::tool::located_at;
+use crate::shared::located_at;
 
 /// The companion items of a hook: its handle struct (`NAME`, `hook()`), the event trait's
 /// impl, and the compile-time checks of a typed hook. Each carries the function's `#[cfg]`s.

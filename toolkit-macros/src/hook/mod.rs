@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::errors::Errors;
-use crate::tool::{RawFn, cfgs, parse_fn};
+use crate::shared::{RawFn, cfgs, parse_fn};
 use parse::HookOptions;
 
 pub fn entry(args: TokenStream, input: TokenStream) -> TokenStream {

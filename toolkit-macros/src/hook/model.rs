@@ -11,7 +11,7 @@ use syn::{Attribute, Expr, FnArg, GenericParam, Ident, LitStr, Path, ReturnType,
 
 use super::parse::{Event, HookOptions};
 use crate::errors::Errors;
-use crate::tool::{
+use crate::shared::{
     NameProblem, RawExpr, TIMEOUT_UNITS, check_name, checked_name, last_segment, parse_timeout, type_args, unraw,
 };
 
@@ -300,7 +300,7 @@ pub fn build(
     }
     Some(HookModel {
         krate,
-        cfgs: crate::tool::cfgs(attrs),
+        cfgs: crate::shared::cfgs(attrs),
         vis: vis.clone(),
         fn_ident: sig.ident.clone(),
         name,

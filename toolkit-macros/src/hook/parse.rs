@@ -8,7 +8,7 @@ use darling::util::Flag;
 use proc_macro2::{Span, TokenStream};
 use syn::{LitStr, Meta, Path};
 
-use crate::tool::{RawExpr, explain};
+use crate::shared::{RawExpr, explain};
 
 /// The event a hook acts on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

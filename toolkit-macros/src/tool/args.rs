@@ -7,12 +7,12 @@ use syn::spanned::Spanned;
 
 use super::model::ToolModel;
 use super::param::{DefaultValue, ParamKind};
-use super::syntax::{cfg_attrs, located_at};
+use crate::shared::syntax::{cfg_attrs, located_at};
 
 /// The function giving a parameter's default (an associated function of the argument
 /// struct).
 pub fn default_fn_ident(binding: &syn::Ident) -> syn::Ident {
-    format_ident!("__toolkit_default_{}", super::syntax::unraw(binding))
+    format_ident!("__toolkit_default_{}", crate::shared::syntax::unraw(binding))
 }
 
 /// The argument struct and its `Deserialize` and `Validate` impls.

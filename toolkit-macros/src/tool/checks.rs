@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 
 use super::model::{OutputKind, ToolModel};
-use super::syntax::{cfg_attrs, located_at};
+use crate::shared::syntax::{cfg_attrs, located_at};
 
 /// A test that parses each `example` as the tool parses a call (nested types and
 /// constraints included, which the macro cannot check): `cargo test` fails on one the
@@ -19,7 +19,7 @@ pub fn example_test(m: &ToolModel) -> TokenStream {
     let krate = &m.krate;
     let p = quote!(#krate::__private);
     let handle = &m.handle_ident;
-    let test = format_ident!("__toolkit_examples_of_{}", super::syntax::unraw(handle));
+    let test = format_ident!("__toolkit_examples_of_{}", crate::shared::syntax::unraw(handle));
     let cfg = cfg_attrs(&m.cfgs);
     quote! {
         #cfg
@@ -59,7 +59,7 @@ pub fn output_checks(m: &ToolModel) -> TokenStream {
 
 /// The checks of `ty`'s parts (see [`output_checks`]), spanned at each.
 fn serialized_parts(p: &TokenStream, ty: &syn::Type, checks: &mut Vec<TokenStream>, depth: usize) {
-    use super::syntax::{last_segment, type_args};
+    use crate::shared::syntax::{last_segment, type_args};
     let at = ty.span();
     match ty {
         syn::Type::Paren(inner) => return serialized_parts(p, &inner.elem, checks, depth),

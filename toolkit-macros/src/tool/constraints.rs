@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 
 use super::param::Arg;
-use super::syntax::located_at;
+use crate::shared::syntax::located_at;
 
 /// The runtime checks of `minimum`, `maximum`, `one_of`, `min_length`, `max_length`,
 /// `pattern`, `format` (which checks only the formats it knows; see the runtime's

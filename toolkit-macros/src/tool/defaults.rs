@@ -17,8 +17,8 @@ use syn::punctuated::Punctuated;
 use syn::{Expr, Lit, LitInt, LitStr, Token, Type};
 
 use super::formats;
-use super::syntax::{last_segment, type_args};
 use crate::errors::Errors;
+use crate::shared::syntax::{last_segment, type_args};
 
 /// A default as far as it is known at compile time.
 enum Known {

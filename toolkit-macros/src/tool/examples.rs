@@ -5,8 +5,8 @@
 
 use super::json::{Example, Json};
 use super::param::{Param, ParamKind};
-use super::syntax::last_segment;
 use crate::errors::Errors;
+use crate::shared::syntax::last_segment;
 
 /// Checks an example against the parameters where the macro can: every key is a
 /// parameter, every required parameter is there, and a plain type (text, integer,
@@ -105,7 +105,7 @@ impl Plain {
 fn plain_kind(ty: &syn::Type, optional: bool) -> Option<Plain> {
     let mut seg = last_segment(ty)?;
     if optional && seg.ident == "Option" {
-        let inner = super::syntax::type_args(seg).first().copied()?;
+        let inner = crate::shared::syntax::type_args(seg).first().copied()?;
         seg = last_segment(inner)?;
     }
     let name = seg.ident.to_string();

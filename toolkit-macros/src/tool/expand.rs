@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use super::args::{args_struct, default_fn_ident};
 use super::model::{OutputKind, Site, ToolModel};
 use super::param::{Param, ParamKind};
-use super::syntax::{cfg_attrs, located_at};
+use crate::shared::syntax::{cfg_attrs, located_at};
 
 /// The companion items of a tool: argument struct, handle, `Tool` impl (and for a
 /// method, the accessor `toolbox!` uses). Each carries the function's `#[cfg]`s.
@@ -85,7 +85,7 @@ fn method_handle(
     declared: TokenStream,
     construct: TokenStream,
 ) -> TokenStream {
-    let accessor = format_ident!("__toolkit_tool_{}", super::syntax::unraw(fn_ident));
+    let accessor = format_ident!("__toolkit_tool_{}", crate::shared::syntax::unraw(fn_ident));
     quote! {
         #cfg
         #[doc(hidden)]
@@ -250,7 +250,7 @@ fn convert(m: &ToolModel, kind: &OutputKind, value: TokenStream) -> TokenStream 
         OutputKind::Text => quote!(#p::Ok(#p::Output::text(#value))),
         OutputKind::Parts => {
             // At the type's own name (`File` of `std::fs::File`), which is what is wrong.
-            let at = super::last_segment(&m.output_ty).map_or(m.output_span, |s| s.ident.span());
+            let at = crate::shared::last_segment(&m.output_ty).map_or(m.output_span, |s| s.ident.span());
             located_at(quote!(#p::Ok(#p::IntoOutput::into_output(#value))), at)
         }
         OutputKind::Json => {
@@ -562,8 +562,8 @@ fn encode_args(m: &ToolModel) -> TokenStream {
 /// listing it in `toolbox!` then reports "this method is not a tool" at the method's
 /// name instead of "no method named `__toolkit_tool_...`".
 pub fn unmarked_method(krate: &TokenStream, self_ty: &syn::Type, method: &syn::ImplItemFn) -> TokenStream {
-    let accessor = format_ident!("__toolkit_tool_{}", super::syntax::unraw(&method.sig.ident));
-    let (vis, cfg) = (&method.vis, cfg_attrs(&super::syntax::cfgs(&method.attrs)));
+    let accessor = format_ident!("__toolkit_tool_{}", crate::shared::syntax::unraw(&method.sig.ident));
+    let (vis, cfg) = (&method.vis, cfg_attrs(&crate::shared::syntax::cfgs(&method.attrs)));
     quote! {
         #cfg
         #[allow(non_snake_case)]
@@ -589,7 +589,7 @@ pub fn orphan_method_accessor(
 ) -> TokenStream {
     let p = quote!(#krate::__private);
     let cfg = cfg_attrs(cfgs);
-    let accessor = format_ident!("__toolkit_tool_{}", super::syntax::unraw(fn_ident));
+    let accessor = format_ident!("__toolkit_tool_{}", crate::shared::syntax::unraw(fn_ident));
     let tool = placeholder_tool(krate, &quote!(), &format_ident!("__toolkit_Placeholder"), name);
     quote! {
         #cfg

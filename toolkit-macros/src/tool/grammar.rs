@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 
 use super::param::{Param, ParamKind};
 use super::parse::ToolOptions;
-use super::syntax::last_segment;
 use crate::errors::Errors;
+use crate::shared::syntax::last_segment;
 
 /// What is wrong with a Lark grammar, with the line it is on (1-based; 0 for the
 /// grammar as a whole).

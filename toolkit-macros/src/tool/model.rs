@@ -2,16 +2,17 @@
 //! checked here, each mistake reported at its token with what to do.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, format_ident, quote};
+use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, GenericParam, Ident, ReturnType, Signature, Type, Visibility};
 
-use super::duration::{TIMEOUT_UNITS, parse_timeout};
 use super::param::{Param, ParamKind, param_model};
 use super::parse::ToolOptions;
-use super::syntax::{cfgs, last_segment, type_args, unraw};
 use crate::docs::{self, Docs};
 use crate::errors::Errors;
+use crate::shared::duration::{TIMEOUT_UNITS, parse_timeout};
+use crate::shared::syntax::{cfgs, last_segment, type_args, unraw};
+use crate::shared::{NameProblem, check_name, checked_name};
 
 /// Where the function stands.
 pub enum Site {
@@ -77,46 +78,6 @@ pub enum OutputKind {
         ok: Box<OutputKind>,
         err: Option<Box<Type>>,
     },
-}
-
-/// What breaks the name rule `^[a-zA-Z0-9_-]{1,64}$` (accepted by every provider), which
-/// tool and hook names share.
-pub enum NameProblem {
-    Empty,
-    TooLong(usize),
-    /// The first character outside the rule, described (`a space`, `'é'`).
-    Char(String),
-}
-
-pub fn check_name(name: &str) -> Option<NameProblem> {
-    if name.is_empty() {
-        return Some(NameProblem::Empty);
-    }
-    if name.len() > 64 {
-        return Some(NameProblem::TooLong(name.len()));
-    }
-    name.chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-        .map(|c| NameProblem::Char(if c == ' ' { "a space".to_string() } else { format!("{c:?}") }))
-}
-
-/// The name given with `name = "..."`, else the function's (without `r#`), checked by
-/// `problem` and reported at the token it came from. Shared by `#[tool]` and `#[hook]`,
-/// which word their problems differently.
-pub fn checked_name(
-    given: Option<&syn::LitStr>,
-    ident: &syn::Ident,
-    problem: fn(&str) -> Option<String>,
-    errors: &mut Errors,
-) -> String {
-    let (name, at) = match given {
-        Some(lit) => (lit.value(), lit.to_token_stream()),
-        None => (unraw(ident), ident.to_token_stream()),
-    };
-    if let Some(p) = problem(&name) {
-        errors.at(at, p);
-    }
-    name
 }
 
 fn name_problem(name: &str) -> Option<String> {

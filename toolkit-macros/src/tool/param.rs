@@ -9,10 +9,11 @@ use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, GenericArgument, Ident, LitInt, LitStr, Pat, PathArguments, Signature, Token, Type};
 
 use super::defaults;
-use super::parse::{ArgOptions, RawExpr};
-use super::syntax::{cfgs, last_segment, type_args, unraw};
+use super::parse::ArgOptions;
 use crate::docs::{self, Docs};
 use crate::errors::Errors;
+use crate::shared::RawExpr;
+use crate::shared::syntax::{cfgs, last_segment, type_args, unraw};
 
 pub struct Param {
     /// The parameter's name in the function (a field of the argument struct).

@@ -1,9 +1,9 @@
 //! `retries = N` and `backoff = "..."`: the retry policy of a tool, which only a tool
 //! that is safe to run again may have.
 
-use super::duration::{TIMEOUT_UNITS, parse_timeout};
 use super::parse::ToolOptions;
 use crate::errors::Errors;
+use crate::shared::duration::{TIMEOUT_UNITS, parse_timeout};
 
 /// The pause before a first retry when `backoff` is not given.
 const DEFAULT_BACKOFF_MS: u64 = 200;

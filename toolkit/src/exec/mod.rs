@@ -21,7 +21,7 @@
 //! Toolbox::call(ToolCall)
 //!   begin ── exec::start ──→ Started::Done(result)        no hooks, sync tool: no future
 //!                          → Started::Running(future)     no hooks, async tool
-//!                          → Started::Finished(Finished)  hooks, all sync: polled on the stack
+//!                          → Started::Finished(Finished)  hooks, all sync: drive::now, no future
 //!                          → Started::Hooked(future)      hooks that may wait
 //!         → Begun::Done(Ended) | Begun::Waiting(Settle) ── .await ──→ Ended
 //!   a hooked attempt (drive): Parsed → Slot (Held) → Before → Produced → HooksSaid

@@ -1,5 +1,5 @@
-//! Small pieces of syntax the `#[tool]` modules share: spans, `#[cfg]`s, identifiers and
-//! type paths. A leaf: it uses no other module of `tool`.
+//! Small pieces of syntax the macros share: spans, `#[cfg]`s, identifiers and type
+//! paths.
 
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::quote;
