@@ -80,6 +80,17 @@ pub enum OutputKind {
     },
 }
 
+impl OutputKind {
+    /// Whether a success is sent as JSON (a `Result`'s `Ok` decides).
+    fn is_json(&self) -> bool {
+        match self {
+            OutputKind::Json => true,
+            OutputKind::Result { ok, .. } => matches!(**ok, OutputKind::Json),
+            OutputKind::Unit | OutputKind::Text | OutputKind::Parts => false,
+        }
+    }
+}
+
 fn name_problem(name: &str) -> Option<String> {
     check_name(name).map(|problem| match problem {
         NameProblem::Empty => {
@@ -228,7 +239,8 @@ fn classify_output(ty: &Type, errors: &mut Errors, top: bool) -> OutputKind {
     }
 }
 
-/// Builds the model of one tool, or the list of everything wrong with it.
+/// Builds the model of one tool, or the list of everything wrong with it. Each rule is a
+/// function of its own below, called in the order its errors are reported.
 pub fn build(
     options: ToolOptions,
     attrs: &[Attribute],
@@ -238,216 +250,29 @@ pub fn build(
     errors: &mut Errors,
 ) -> Option<ToolModel> {
     let krate = options.krate();
-
-    // The function itself.
-    if let syn::Safety::Unsafe(t) = &sig.safety {
-        errors.at(t, "a tool cannot be `unsafe fn`: the runtime calls it with model-supplied arguments; keep the `unsafe` block inside a safe function");
-    }
-    if let Some(abi) = &sig.abi {
-        errors.at(abi, "a tool cannot have an `extern` ABI: the runtime calls it as a Rust function");
-    }
-    if let Some(v) = &sig.variadic {
-        errors.at(v, "a tool cannot be variadic: take a `Vec` parameter instead");
-    }
-    for g in &sig.generics.params {
-        match g {
-            GenericParam::Lifetime(_) => {}
-            GenericParam::Type(_) | GenericParam::Const(_) => errors.at(
-                g,
-                "a tool cannot be generic: its schema is built for one concrete type per parameter; pick the type (or write one tool per type)",
-            ),
-        }
-    }
+    check_signature(sig, errors);
     let is_async = sig.asyncness.is_some();
-
-    // Options.
     let blocking = options.blocking.is_present();
-    if blocking && is_async {
-        errors.at_span(
-            options.blocking.span(),
-            "`blocking` is for sync functions that block; an `async fn` already runs on the async workers (remove `blocking`, or make the function sync)",
-        );
-    }
-    if options.read_only.is_present() && options.destructive.is_present() {
-        errors.at_span(
-            options.destructive.span(),
-            "a tool cannot be both `read_only` and `destructive`: keep the one that is true",
-        );
-    }
+    check_flags(&options, is_async, errors);
     let name = checked_name(options.name.as_ref(), &sig.ident, name_problem, errors);
-    let docs = Docs::from_attrs(attrs);
-    let description = match &options.description {
-        Some(lit) if lit.value().trim().is_empty() => {
-            errors.at(lit, "`description` is empty: say what the tool does and when to use it");
-            quote!("")
-        }
-        Some(lit) => {
-            let t = docs::tidy(&[lit.value()]);
-            quote!(#t)
-        }
-        None if docs.is_empty() => {
-            errors.at(
-                &sig.ident,
-                "`#[tool]` needs a doc comment describing what the tool does and when to use it: the model decides by it (or give `#[tool(description = \"...\")]`)",
-            );
-            quote!("")
-        }
-        None => docs.to_tokens(),
-    };
-    let timeout_ms = options.timeout.as_ref().and_then(|lit| match parse_timeout(&lit.value()) {
-        Some(ms) => Some(ms),
-        None => {
-            errors.at(
-                lit,
-                format!(
-                    "invalid `timeout`: write a positive number and a unit, {TIMEOUT_UNITS}, such as \"10s\", \"500ms\", \"1.5s\" or \"2 min\""
-                ),
-            );
-            None
-        }
-    });
+    let description = description(&options, attrs, sig, errors);
+    let timeout_ms = timeout(&options, errors);
     let retry = super::retry::retry_policy(&options, errors);
-    let icon = options.icon.as_ref().and_then(|lit| match check_icon(&lit.value()) {
-        Ok(()) => Some(lit.value()),
-        Err(problem) => {
-            errors.at(lit, problem);
-            None
-        }
-    });
-
-    // Parameters.
-    let mut params = Vec::new();
-    let mut contexts = Vec::new();
-    let mut seen: Vec<(String, Span)> = Vec::new();
-    // Header names and the parameters they carry.
-    let mut headers: Vec<(String, String)> = Vec::new();
-    for input in &sig.inputs {
-        match input {
-            FnArg::Receiver(r) => match &site {
-                Site::Free => errors.at(
-                    r,
-                    "`self` in a `#[tool]` outside a tool impl block: put `#[tools]` on the `impl` block so the tool can reach its value",
-                ),
-                Site::Method { .. } => {
-                    let by_shared_ref = matches!(&r.kind, syn::ReceiverKind::Reference(_, _, None));
-                    if !by_shared_ref {
-                        errors.at(
-                            r,
-                            "a tool method takes `&self`: calls run concurrently on one shared value (use interior mutability such as a `Mutex` for state that changes)",
-                        );
-                    }
-                }
-            },
-            FnArg::Typed(p) => {
-                if let Some(param) = param_model(p, errors, &mut contexts) {
-                    if let ParamKind::Arg(a) = &param.kind
-                        && a.docs.is_empty()
-                        && options.require_param_docs.is_present()
-                    {
-                        errors.at(
-                            &param.binding,
-                            format!(
-                                "parameter `{}` has no doc comment, and this tool has `require_param_docs`: the model reads what to send from it; add `/// ...` above the parameter",
-                                param.binding
-                            ),
-                        );
-                    }
-                    if let ParamKind::Arg(a) = &param.kind {
-                        if let Some(header) = &a.header {
-                            let name = header.value();
-                            if let Some((earlier, first)) =
-                                headers.iter().find(|(h, _)| h.eq_ignore_ascii_case(&name))
-                            {
-                                errors.at(
-                                    header,
-                                    format!("header `{name}` is the same as `{earlier}`, the header of parameter `{first}` (header names ignore case): give each parameter a header of its own"),
-                                );
-                            }
-                            headers.push((name, a.wire.clone()));
-                        }
-                        if let Some((_, _first)) = seen.iter().find(|(w, _)| *w == a.wire) {
-                            errors.at_span(
-                                a.wire_span,
-                                format!("two parameters are named `{}` on the wire; give one another name with `#[arg(rename = \"...\")]`", a.wire),
-                            );
-                        }
-                        seen.push((a.wire.clone(), a.wire_span));
-                    }
-                    if blocking && matches!(param.kind, ParamKind::State) && matches!(param.ty, Type::Reference(_)) {
-                        errors.at(
-                            &p.ty,
-                            "a `blocking` tool runs on another thread and cannot borrow `#[state]`: take it as `Arc<T>`",
-                        );
-                    }
-                    if blocking && matches!(param.kind, ParamKind::Context) {
-                        errors.at(
-                            &p.pat,
-                            "a `blocking` tool cannot take the call context (it runs on another thread); read what you need in an async tool, or drop `#[context]`",
-                        );
-                    }
-                    params.push(param);
-                }
-            }
-        }
-    }
+    let icon = icon(&options, errors);
+    let mut params = parameters(sig, &site, &options, blocking, errors);
     let freeform = super::grammar::freeform(&options, &mut params, &sig.ident, errors);
     for example in &options.examples {
         super::examples::check(example, &params, errors);
     }
-    if let (Site::Method { .. }, false) = (&site, matches!(sig.inputs.first(), Some(FnArg::Receiver(_)))) {
-        errors.at(
-            &sig.ident,
-            "a `#[tool]` in a `#[tools]` impl block is a method taking `&self`; move associated functions out of the block and mark them `#[tool]` there",
-        );
-    }
-
-    // Output.
+    check_method(sig, &site, errors);
     let (output, output_span) = match &sig.output {
         ReturnType::Default => (OutputKind::Unit, sig.ident.span()),
         ReturnType::Type(_, ty) => (classify_output(ty, errors, true), ty.span()),
     };
-
-    let success = match (&sig.output, &output) {
-        (ReturnType::Default, _) => syn::parse_quote!(()),
-        (ReturnType::Type(_, ty), OutputKind::Result { .. }) => {
-            last_segment(ty).and_then(|s| type_args(s).first().map(|t| (*t).clone())).unwrap_or(syn::parse_quote!(()))
-        }
-        (ReturnType::Type(_, ty), _) => (**ty).clone(),
-    };
-    let self_ty = match &site {
-        Site::Free => None,
-        Site::Method { self_ty, .. } => Some(&**self_ty),
-    };
-    let (output_ty, borrows) = nameable(success, self_ty);
-    let json = match &output {
-        OutputKind::Json => true,
-        OutputKind::Result { ok, .. } => matches!(**ok, OutputKind::Json),
-        OutputKind::Unit | OutputKind::Text | OutputKind::Parts => false,
-    };
-    let keeps_raw = json && !borrows;
-    if options.programmatic.is_present() && !json {
-        let ok = match &output {
-            OutputKind::Result { ok, .. } => &**ok,
-            other => other,
-        };
-        let what = match ok {
-            OutputKind::Unit => "nothing",
-            OutputKind::Parts => "text and parts",
-            _ => "text",
-        };
-        errors.at_span(
-            output_span,
-            format!("a `programmatic` tool returns JSON the program that calls it reads, and this one returns {what}: return a struct that derives `Serialize` and `JsonSchema`"),
-        );
-    }
-
-    let (args_ident, handle_ident) = match &site {
-        Site::Free => (format_ident!("{}Args", type_name(&camel(&unraw(&sig.ident)))), sig.ident.clone()),
-        Site::Method { owner, .. } => (
-            format_ident!("{}{}Args", unraw(owner), camel(&unraw(&sig.ident))),
-            format_ident!("__toolkit_{}_{}", unraw(owner), unraw(&sig.ident)),
-        ),
-    };
+    let (output_ty, borrows) = output_type(sig, &output, &site);
+    let json = output.is_json();
+    check_programmatic(&options, &output, output_span, errors);
+    let (args_ident, handle_ident) = idents(sig, &site);
 
     if !errors.is_empty() {
         return None;
@@ -479,10 +304,241 @@ pub fn build(
         output,
         output_span,
         output_ty,
-        keeps_raw,
+        keeps_raw: json && !borrows,
         args_ident,
         handle_ident,
     })
+}
+
+/// The function itself: not `unsafe`, not `extern`, not variadic, not generic (lifetimes
+/// are fine).
+fn check_signature(sig: &Signature, errors: &mut Errors) {
+    if let syn::Safety::Unsafe(t) = &sig.safety {
+        errors.at(t, "a tool cannot be `unsafe fn`: the runtime calls it with model-supplied arguments; keep the `unsafe` block inside a safe function");
+    }
+    if let Some(abi) = &sig.abi {
+        errors.at(abi, "a tool cannot have an `extern` ABI: the runtime calls it as a Rust function");
+    }
+    if let Some(v) = &sig.variadic {
+        errors.at(v, "a tool cannot be variadic: take a `Vec` parameter instead");
+    }
+    for g in &sig.generics.params {
+        match g {
+            GenericParam::Lifetime(_) => {}
+            GenericParam::Type(_) | GenericParam::Const(_) => errors.at(
+                g,
+                "a tool cannot be generic: its schema is built for one concrete type per parameter; pick the type (or write one tool per type)",
+            ),
+        }
+    }
+}
+
+/// Flags that contradict the function or each other.
+fn check_flags(options: &ToolOptions, is_async: bool, errors: &mut Errors) {
+    if options.blocking.is_present() && is_async {
+        errors.at_span(
+            options.blocking.span(),
+            "`blocking` is for sync functions that block; an `async fn` already runs on the async workers (remove `blocking`, or make the function sync)",
+        );
+    }
+    if options.read_only.is_present() && options.destructive.is_present() {
+        errors.at_span(
+            options.destructive.span(),
+            "a tool cannot be both `read_only` and `destructive`: keep the one that is true",
+        );
+    }
+}
+
+/// The description: `description = "..."` (not empty), else the doc comment (required).
+fn description(options: &ToolOptions, attrs: &[Attribute], sig: &Signature, errors: &mut Errors) -> TokenStream {
+    let docs = Docs::from_attrs(attrs);
+    match &options.description {
+        Some(lit) if lit.value().trim().is_empty() => {
+            errors.at(lit, "`description` is empty: say what the tool does and when to use it");
+            quote!("")
+        }
+        Some(lit) => {
+            let t = docs::tidy(&[lit.value()]);
+            quote!(#t)
+        }
+        None if docs.is_empty() => {
+            errors.at(
+                &sig.ident,
+                "`#[tool]` needs a doc comment describing what the tool does and when to use it: the model decides by it (or give `#[tool(description = \"...\")]`)",
+            );
+            quote!("")
+        }
+        None => docs.to_tokens(),
+    }
+}
+
+/// `timeout = "..."` in milliseconds.
+fn timeout(options: &ToolOptions, errors: &mut Errors) -> Option<u64> {
+    options.timeout.as_ref().and_then(|lit| match parse_timeout(&lit.value()) {
+        Some(ms) => Some(ms),
+        None => {
+            errors.at(
+                lit,
+                format!(
+                    "invalid `timeout`: write a positive number and a unit, {TIMEOUT_UNITS}, such as \"10s\", \"500ms\", \"1.5s\" or \"2 min\""
+                ),
+            );
+            None
+        }
+    })
+}
+
+/// `icon = "..."`, checked by [`check_icon`].
+fn icon(options: &ToolOptions, errors: &mut Errors) -> Option<String> {
+    options.icon.as_ref().and_then(|lit| match check_icon(&lit.value()) {
+        Ok(()) => Some(lit.value()),
+        Err(problem) => {
+            errors.at(lit, problem);
+            None
+        }
+    })
+}
+
+/// The parameters: the receiver where one belongs, and each parameter's model with the
+/// rules between parameters (wire names and headers unique, docs when required, what a
+/// `blocking` tool cannot take).
+fn parameters(sig: &Signature, site: &Site, options: &ToolOptions, blocking: bool, errors: &mut Errors) -> Vec<Param> {
+    let mut params = Vec::new();
+    let mut contexts = Vec::new();
+    let mut seen: Vec<(String, Span)> = Vec::new();
+    // Header names and the parameters they carry.
+    let mut headers: Vec<(String, String)> = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            FnArg::Receiver(r) => check_receiver(r, site, errors),
+            FnArg::Typed(p) => {
+                let Some(param) = param_model(p, errors, &mut contexts) else { continue };
+                if let ParamKind::Arg(a) = &param.kind {
+                    if a.docs.is_empty() && options.require_param_docs.is_present() {
+                        errors.at(
+                            &param.binding,
+                            format!(
+                                "parameter `{}` has no doc comment, and this tool has `require_param_docs`: the model reads what to send from it; add `/// ...` above the parameter",
+                                param.binding
+                            ),
+                        );
+                    }
+                    if let Some(header) = &a.header {
+                        let name = header.value();
+                        if let Some((earlier, first)) = headers.iter().find(|(h, _)| h.eq_ignore_ascii_case(&name)) {
+                            errors.at(
+                                header,
+                                format!("header `{name}` is the same as `{earlier}`, the header of parameter `{first}` (header names ignore case): give each parameter a header of its own"),
+                            );
+                        }
+                        headers.push((name, a.wire.clone()));
+                    }
+                    if seen.iter().any(|(w, _)| *w == a.wire) {
+                        errors.at_span(
+                            a.wire_span,
+                            format!("two parameters are named `{}` on the wire; give one another name with `#[arg(rename = \"...\")]`", a.wire),
+                        );
+                    }
+                    seen.push((a.wire.clone(), a.wire_span));
+                }
+                if blocking {
+                    check_blocking_param(p, &param, errors);
+                }
+                params.push(param);
+            }
+        }
+    }
+    params
+}
+
+/// `self` only in a `#[tools]` impl block, and there as `&self`.
+fn check_receiver(r: &syn::Receiver, site: &Site, errors: &mut Errors) {
+    match site {
+        Site::Free => errors.at(
+            r,
+            "`self` in a `#[tool]` outside a tool impl block: put `#[tools]` on the `impl` block so the tool can reach its value",
+        ),
+        Site::Method { .. } => {
+            if !matches!(&r.kind, syn::ReceiverKind::Reference(_, _, None)) {
+                errors.at(
+                    r,
+                    "a tool method takes `&self`: calls run concurrently on one shared value (use interior mutability such as a `Mutex` for state that changes)",
+                );
+            }
+        }
+    }
+}
+
+/// What a `blocking` tool, which runs on another thread, cannot take: borrowed state, the
+/// call context.
+fn check_blocking_param(p: &syn::PatType, param: &Param, errors: &mut Errors) {
+    if matches!(param.kind, ParamKind::State) && matches!(param.ty, Type::Reference(_)) {
+        errors.at(&p.ty, "a `blocking` tool runs on another thread and cannot borrow `#[state]`: take it as `Arc<T>`");
+    }
+    if matches!(param.kind, ParamKind::Context) {
+        errors.at(
+            &p.pat,
+            "a `blocking` tool cannot take the call context (it runs on another thread); read what you need in an async tool, or drop `#[context]`",
+        );
+    }
+}
+
+/// In a `#[tools]` block, a tool is a method (it takes `&self`).
+fn check_method(sig: &Signature, site: &Site, errors: &mut Errors) {
+    if let (Site::Method { .. }, false) = (site, matches!(sig.inputs.first(), Some(FnArg::Receiver(_)))) {
+        errors.at(
+            &sig.ident,
+            "a `#[tool]` in a `#[tools]` impl block is a method taking `&self`; move associated functions out of the block and mark them `#[tool]` there",
+        );
+    }
+}
+
+/// The type of a successful output (a `Result`'s `Ok` type), nameable outside the
+/// function, and whether it borrows.
+fn output_type(sig: &Signature, output: &OutputKind, site: &Site) -> (Type, bool) {
+    let success = match (&sig.output, output) {
+        (ReturnType::Default, _) => syn::parse_quote!(()),
+        (ReturnType::Type(_, ty), OutputKind::Result { .. }) => {
+            last_segment(ty).and_then(|s| type_args(s).first().map(|t| (*t).clone())).unwrap_or(syn::parse_quote!(()))
+        }
+        (ReturnType::Type(_, ty), _) => (**ty).clone(),
+    };
+    let self_ty = match site {
+        Site::Free => None,
+        Site::Method { self_ty, .. } => Some(&**self_ty),
+    };
+    nameable(success, self_ty)
+}
+
+/// A `programmatic` tool returns JSON (a program reads it).
+fn check_programmatic(options: &ToolOptions, output: &OutputKind, output_span: Span, errors: &mut Errors) {
+    if !options.programmatic.is_present() || output.is_json() {
+        return;
+    }
+    let ok = match output {
+        OutputKind::Result { ok, .. } => &**ok,
+        other => other,
+    };
+    let what = match ok {
+        OutputKind::Unit => "nothing",
+        OutputKind::Parts => "text and parts",
+        _ => "text",
+    };
+    errors.at_span(
+        output_span,
+        format!("a `programmatic` tool returns JSON the program that calls it reads, and this one returns {what}: return a struct that derives `Serialize` and `JsonSchema`"),
+    );
+}
+
+/// The generated argument struct's name, and the handle `toolbox!` names the tool by.
+fn idents(sig: &Signature, site: &Site) -> (Ident, Ident) {
+    match site {
+        Site::Free => (format_ident!("{}Args", type_name(&camel(&unraw(&sig.ident)))), sig.ident.clone()),
+        Site::Method { owner, .. } => (
+            format_ident!("{}{}Args", unraw(owner), camel(&unraw(&sig.ident))),
+            format_ident!("__toolkit_{}_{}", unraw(owner), unraw(&sig.ident)),
+        ),
+    }
 }
 
 #[cfg(test)]
