@@ -16,7 +16,8 @@
 //! With `--instructions <variant> <n>` (variants `two-floor`, `two-boxed`, `two-toolbox`,
 //! `five-floor`, `five-boxed`, `five-toolbox`, and `hooks-typed4`, `hooks-json`,
 //! `hooks-audit`: the two-arg tool with four typed no-op hooks, one JSON-view hook, the
-//! audit log) it runs exactly `n` calls of that variant
+//! audit log; `many-toolbox`, `many-ref`: the two-arg tool in a 1,000-tool toolbox) it
+//! runs exactly `n` calls of that variant
 //! and exits, printing nothing and never starting criterion: a workload for
 //! `benches/instructions.sh`, which counts instructions per call under callgrind (wall
 //! times on a shared machine are noisy; instruction counts are not).
@@ -54,7 +55,11 @@ use criterion::{BatchSize, Criterion, SamplingMode};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toolkit::prelude::*;
-use toolkit::{Hook, Limits};
+use toolkit::{FnTool, Hook, Limits};
+
+#[path = "support/catalog.rs"]
+#[allow(dead_code)] // the tool-search bench uses the rest
+mod catalog;
 
 // ---- counting allocator -----------------------------------------------------------
 
@@ -323,7 +328,7 @@ fn fmt_count(n: f64) -> String {
 // ---- instruction counts (`--instructions`) ----------------------------------------
 
 /// The variants `--instructions` accepts.
-const VARIANTS: [&str; 15] = [
+const VARIANTS: [&str; 17] = [
     "two-floor",
     "two-boxed",
     "two-toolbox",
@@ -339,6 +344,8 @@ const VARIANTS: [&str; 15] = [
     "hooks-audit",
     "hooks-sink",
     "hooks-ledger",
+    "many-toolbox",
+    "many-ref",
 ];
 
 /// `n` calls of `f`, nothing else: the `ToolCall`s are built before, and the results
@@ -735,8 +742,27 @@ fn main() {
         floor: |call| drive(floor_forecast(call)),
         boxed: |call| drive(Box::pin(floor_forecast(call))),
     };
+    // `add` again, in a toolbox of 1,000 tools (it and 999 run-time tools of the
+    // synthetic catalog): what a call pays for the size of its toolbox.
+    let many = Case {
+        group: "many_tools",
+        label: "many",
+        description: "`add` in a 1,000-tool toolbox",
+        tool: "add",
+        args: ADD_ARGS,
+        toolbox: {
+            let mut toolbox = toolbox![add];
+            for spec in catalog::tools(999) {
+                toolbox.add_dynamic(FnTool::new(spec, |_| async { Ok(Output::text("ok")) })).unwrap();
+            }
+            toolbox
+        },
+        floor: |call| drive(floor_add(call)),
+        boxed: |call| drive(Box::pin(floor_add(call))),
+    };
     two.check();
     five.check();
+    many.check();
     let hooks = HookCases::new();
     hooks.check(&two);
 
@@ -753,6 +779,7 @@ fn main() {
             Some(("two", side)) => two.instructions(side, n),
             Some(("five", side)) => five.instructions(side, n),
             Some(("hooks", side)) => hooks.instructions(&two, side, n),
+            Some(("many", side)) => many.instructions(side, n),
             _ => unreachable!("variant checked above: {variant}"),
         }
         return;

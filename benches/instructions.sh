@@ -19,7 +19,7 @@ fi
 
 N1=1000
 N2=11000
-VARIANTS=(two-floor two-boxed two-toolbox two-traced two-ref five-floor five-boxed five-toolbox five-traced five-ref hooks-typed4 hooks-json hooks-audit hooks-sink hooks-ledger)
+VARIANTS=(two-floor two-boxed two-toolbox two-traced two-ref five-floor five-boxed five-toolbox five-traced five-ref hooks-typed4 hooks-json hooks-audit hooks-sink hooks-ledger many-toolbox many-ref)
 
 echo "building the dispatch bench (bench profile)..." >&2
 json=$(cargo bench --bench dispatch --no-run --message-format=json)
@@ -72,7 +72,7 @@ echo "| variant | instructions per call | vs floor |"
 echo "|---|---:|---:|"
 for v in "${VARIANTS[@]}"; do
     base=${v%%-*}
-    [[ $base == hooks ]] && base=two
+    [[ $base == hooks || $base == many ]] && base=two
     floor=${per_call[$base-floor]}
     echo "| $v | ${per_call[$v]} | $(ratio "${per_call[$v]}" "$floor") |"
 done
@@ -83,5 +83,6 @@ done
 for h in typed4 json audit sink ledger; do
     echo "two-arg with hooks ($h): toolbox/floor $(ratio "${per_call[hooks-$h]}" "${per_call[two-floor]}")"
 done
+echo "two-arg in a 1,000-tool toolbox: toolbox $(ratio "${per_call[many-toolbox]}" "${per_call[two-floor]}") ($(awk -v m="${per_call[many-toolbox]}" -v t="${per_call[two-toolbox]}" 'BEGIN { printf "%+.1f", m - t }') instructions against one tool), call_ref $(ratio "${per_call[many-ref]}" "${per_call[two-floor]}")"
 echo
 echo "instructions per call are deterministic for a given binary; ratios measured in the same run"

@@ -6,7 +6,7 @@
 //! tools builds in linear time and dispatches its last tool as fast as its first.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
 
 use crate::exec::{Dynamic, Runnable, Typed};
 use crate::spec::ToolSpec;
@@ -94,7 +94,12 @@ pub enum ToolboxError {
 #[derive(Default)]
 pub(crate) struct Table {
     entries: Vec<ToolEntry>,
-    index: HashMap<Cow<'static, str>, usize>,
+    /// The place of each tool in `entries`, by the hash of its name: the names are not
+    /// stored twice. Hashed with foldhash, seeded per process, which is fast on short
+    /// keys; std's SipHash is not needed here (the keys are the program's own names,
+    /// fixed before any call: a model's name can only be looked up, never added).
+    index: hashbrown::HashTable<usize>,
+    hasher: foldhash::fast::RandomState,
     /// The names prepared for "did you mean", on the first unknown name of a large table.
     near: std::sync::OnceLock<crate::nearest::Names>,
 }
@@ -109,11 +114,13 @@ impl Table {
         if !crate::schema::is_valid_name(&entry.name) {
             return Err(ToolboxError::InvalidName(entry.name.into_owned()));
         }
-        if self.index.contains_key(&entry.name) {
+        let hash = self.hash(&entry.name);
+        if self.position(hash, &entry.name).is_some() {
             return Err(ToolboxError::DuplicateName(entry.name.into_owned()));
         }
-        self.index.insert(entry.name.clone(), self.entries.len());
-        self.entries.push(entry);
+        let Table { entries, index, hasher, .. } = self;
+        index.insert_unique(hash, entries.len(), |&i| name_hash(hasher, &entries[i].name));
+        entries.push(entry);
         self.near = std::sync::OnceLock::new();
         Ok(())
     }
@@ -121,8 +128,8 @@ impl Table {
     /// Puts `entry` in place of the tool of its name; `false` (and no change) if there
     /// is none.
     pub(crate) fn replace(&mut self, entry: ToolEntry) -> bool {
-        match self.index.get(&entry.name) {
-            Some(&i) => {
+        match self.position(self.hash(&entry.name), &entry.name) {
+            Some(i) => {
                 self.entries[i] = entry;
                 true
             }
@@ -139,7 +146,18 @@ impl Table {
             let found = self.entries.iter().position(|e| e.name.len() == name.len() && e.name.as_ref() == name);
             return found.map(|i| (i, &*self.entries[i].tool));
         }
-        self.index.get(name).map(|&i| (i, &*self.entries[i].tool))
+        self.position(self.hash(name), name).map(|i| (i, &*self.entries[i].tool))
+    }
+
+    #[inline]
+    fn hash(&self, name: &str) -> u64 {
+        name_hash(&self.hasher, name)
+    }
+
+    /// The place of the tool named `name`, whose hash is `hash`.
+    #[inline]
+    fn position(&self, hash: u64, name: &str) -> Option<usize> {
+        self.index.find(hash, |&i| self.entries[i].name == name).copied()
     }
 
     pub(crate) fn entries(&self) -> &[ToolEntry] {
@@ -153,6 +171,14 @@ impl Table {
     pub(crate) fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
         self.entries.iter().map(|e| e.tool.spec())
     }
+}
+
+/// A name's hash: its bytes alone (equal names are equal strings; no terminator needed).
+#[inline]
+fn name_hash(hasher: &foldhash::fast::RandomState, name: &str) -> u64 {
+    let mut h = hasher.build_hasher();
+    h.write(name.as_bytes());
+    h.finish()
 }
 
 /// The message for a call naming no tool: the available names, and the nearest one when
