@@ -46,9 +46,11 @@
 //! Features: `openai`, `anthropic`, `gemini` (the model clients), `mcp`, `redis`
 //! (`RedisStore`: hook state shared by processes), `fs` (`SafeDir`), `otel` (MCP calls
 //! continue the caller's OpenTelemetry trace: `traceparent` in `_meta`; the
-//! `gen_ai.execute_tool.duration` histogram, [`otel::ToolMetrics`]). The repository
-//! README has the whole picture: what a tool may take and return, the errors a model gets
-//! back, the schema targets, each guard's guarantees, and the measured dispatch cost.
+//! `gen_ai.execute_tool.duration` histogram, [`otel::ToolMetrics`]). The [`guide`]s are
+//! the manual: what a tool may take and return and the errors a model gets back
+//! ([`guide::tools`]), hooks and each guard's guarantees ([`guide::hooks`]), agents and
+//! durable runs ([`guide::agents`]), MCP ([`guide::mcp`]), the choices and the measured
+//! cost ([`guide::choices`]), and testing ([`guide::testing_an_agent`]).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
