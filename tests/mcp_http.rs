@@ -262,9 +262,9 @@ async fn modern_call_of(client: &reqwest::Client, url: &str, tool: &str, id: u64
         .body(body.to_string())
         .send()
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| chain(&e))?;
     let status = response.status();
-    let text = response.text().await.map_err(|e| e.to_string())?;
+    let text = response.text().await.map_err(|e| chain(&e))?;
     // A JSON body, or an event stream whose `data:` line is the message.
     let message = text.lines().find_map(|l| l.strip_prefix("data:")).map_or(text.as_str(), str::trim);
     let message: Value = serde_json::from_str(message).map_err(|_| format!("{status}: {text}"))?;
@@ -272,6 +272,18 @@ async fn modern_call_of(client: &reqwest::Client, url: &str, tool: &str, id: u64
         Some(text) if message["result"]["isError"] != json!(true) => Ok(text.to_owned()),
         _ => Err(format!("{status}: {message}")),
     }
+}
+
+/// An error and its causes, for a failure that happens once in many runs: reqwest's
+/// own message ("error sending request") does not say what the connection did.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
