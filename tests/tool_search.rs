@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use toolkit::agent::Agent;
 use toolkit::model::{ScriptedModel, Turn};
 use toolkit::prelude::*;
-use toolkit::search::{SEARCH_TOOLS, ToolIndex};
+use toolkit::search::{SEARCH_TOOLS, ToolIndex, embedding_text};
 use toolkit::{BeforeCall, Decision, Hook, ToolSpec};
 
 /// Add two integers.
@@ -199,34 +199,81 @@ fn recall_on_the_bfcl_retrieval_set() {
             ToolSpec::new(name, t["description"].as_str().unwrap_or(""), t["parameters"].clone())
         })
         .collect();
-    let index = ToolIndex::new(specs.iter());
-    let queries = data["queries"].as_array().unwrap();
+    let queries: Vec<(&str, &str, &str)> = data["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| (q["query"].as_str().unwrap(), q["answer"].as_str().unwrap(), q["category"].as_str().unwrap()))
+        .collect();
+    // `EMBEDDING_TEXTS=path`: write every text the semantic half embeds, for
+    // `benches/data/embed.py`, and stop.
+    if let Ok(out) = std::env::var("EMBEDDING_TEXTS") {
+        let texts: Vec<String> =
+            specs.iter().map(embedding_text).chain(queries.iter().map(|(q, _, _)| q.to_string())).collect();
+        std::fs::write(&out, serde_json::to_string(&texts).unwrap()).unwrap();
+        eprintln!("{} texts written to {out}", texts.len());
+        return;
+    }
+    let vectors = support::vectors::Precomputed::bfcl_minilm();
+    let mut index = ToolIndex::new(specs.iter());
+    let lexical = recall(&index, &specs, &queries, |_| None);
+    for (i, spec) in specs.iter().enumerate() {
+        index.set_vector(i, vectors.get(&embedding_text(spec))).unwrap();
+    }
+    let hybrid = recall(&index, &specs, &queries, |q| Some(vectors.get(q)));
+    // An empty query has no words: the ranking by meaning alone, for comparison.
+    let meaning = recall_by(&specs, &queries, |q| index.search_with("", Some(&vectors.get(q)), 5));
+    eprintln!(
+        "BFCL retrieval: {} tools, {} queries; recall@1, recall@5 by words (BM25): {:.3}, {:.3}; \
+         by meaning alone (all-MiniLM-L6-v2): {:.3}, {:.3}; by both, fused by reciprocal rank: {:.3}, {:.3}",
+        specs.len(),
+        queries.len(),
+        lexical.0,
+        lexical.1,
+        meaning.0,
+        meaning.1,
+        hybrid.0,
+        hybrid.1
+    );
+    assert!(lexical.1 >= 0.875 && lexical.0 >= 0.61, "by words: recall@1 {:.3}, recall@5 {:.3}", lexical.0, lexical.1);
+    assert!(hybrid.1 >= 0.90, "by words and meaning: recall@1 {:.3}, recall@5 {:.3}", hybrid.0, hybrid.1);
+}
+
+/// Recall@1 and recall@5 of `index` over `queries`, with each query's vector (if any).
+fn recall(
+    index: &ToolIndex,
+    specs: &[ToolSpec],
+    queries: &[(&str, &str, &str)],
+    vector: impl Fn(&str) -> Option<Vec<f32>>,
+) -> (f64, f64) {
+    recall_by(specs, queries, |query| index.search_with(query, vector(query).as_deref(), 5))
+}
+
+/// Recall@1 and recall@5 over `queries` of the first five hits `search` gives.
+fn recall_by(
+    specs: &[ToolSpec],
+    queries: &[(&str, &str, &str)],
+    search: impl Fn(&str) -> Vec<toolkit::search::Hit>,
+) -> (f64, f64) {
     let (mut at1, mut at5) = (0, 0);
     let mut by_category: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
-    for q in queries {
-        let hits = index.search(q["query"].as_str().unwrap(), 5);
+    for &(query, answer, category) in queries {
+        let hits = search(query);
         let names: Vec<&str> = hits.iter().map(|h| specs[h.index].name.as_str()).collect();
-        let answer = q["answer"].as_str().unwrap();
         at1 += usize::from(names.first() == Some(&answer));
         at5 += usize::from(names.contains(&answer));
-        let entry = by_category.entry(q["category"].as_str().unwrap()).or_default();
+        let entry = by_category.entry(category).or_default();
         entry.0 += 1;
         entry.1 += usize::from(names.contains(&answer));
         if std::env::var("SHOW_MISSES").is_ok() && !names.contains(&answer) {
-            eprintln!("MISS {answer} <- {} :: {names:?}", q["query"]);
+            eprintln!("MISS {answer} <- {query:?} :: {names:?}");
         }
     }
     for (category, (n, found)) in &by_category {
         eprintln!("  {category}: recall@5 {:.3} of {n}", *found as f64 / *n as f64);
     }
     let n = queries.len() as f64;
-    let (recall1, recall5) = (at1 as f64 / n, at5 as f64 / n);
-    eprintln!(
-        "BFCL retrieval: {} tools, {} queries: recall@1 {recall1:.3}, recall@5 {recall5:.3}",
-        specs.len(),
-        queries.len()
-    );
-    assert!(recall5 >= 0.875 && recall1 >= 0.61, "recall@5 {recall5:.3}, recall@1 {recall1:.3}");
+    (at1 as f64 / n, at5 as f64 / n)
 }
 
 /// A per-turn filter on top of deferral: an allow-list here. The toolbox still answers
@@ -381,4 +428,42 @@ fn deferring_a_thousand_tools_cuts_the_first_requests_tool_tokens_by_over_nine_t
     eprintln!("1,000 tools: {all} tokens in full, {first} deferred");
     assert!(all > 100_000, "{all}");
     assert!(first * 100 <= all, "{first} of {all}: at least 99% fewer");
+}
+
+/// Vectors by hand: three tools along three axes, a query between two of them.
+#[test]
+fn vectors_rank_by_meaning_beside_words_and_are_checked() {
+    let specs = [
+        ToolSpec::new("make_restaurant_reservation", "Reserve seats at a place to eat.", json!({"type": "object"})),
+        ToolSpec::new("get_weather", "The weather for a city.", json!({"type": "object"})),
+        ToolSpec::new("send_email", "Send an email.", json!({"type": "object"})),
+    ];
+    let mut index = ToolIndex::new(specs.iter());
+    // "book a table" shares no word with the reservation tool: words alone find nothing.
+    assert!(index.search("book a table", 3).is_empty());
+    // Without vectors, a query's vector changes nothing.
+    assert!(index.search_with("book a table", Some(&[1.0, 0.0, 0.0]), 3).is_empty());
+    index.set_vector(0, vec![2.0, 0.0, 0.1]).unwrap();
+    index.set_vector(1, vec![0.0, 1.0, 0.0]).unwrap();
+    index.set_vector(2, vec![0.0, 0.0, 1.0]).unwrap();
+    let hits = index.search_with("book a table", Some(&[0.9, 0.1, 0.0]), 1);
+    assert_eq!(hits.len(), 1);
+    assert_eq!(specs[hits[0].index].name, "make_restaurant_reservation");
+    // A tool named in the query still comes first, whatever the vectors say.
+    let hits = index.search_with("send_email", Some(&[0.9, 0.1, 0.0]), 3);
+    assert_eq!(specs[hits[0].index].name, "send_email");
+    // Found by words and by meaning beats found by one of them.
+    let hits = index.search_with("weather", Some(&[0.1, 0.9, 0.0]), 3);
+    assert_eq!(specs[hits[0].index].name, "get_weather");
+    // A query vector of another length is ignored: words alone.
+    assert_eq!(index.search_with("weather", Some(&[1.0, 0.0]), 3), index.search("weather", 3));
+    // Vectors that do not fit are refused, and nothing changes.
+    use toolkit::search::VectorError;
+    assert_eq!(index.set_vector(3, vec![1.0, 0.0, 0.0]), Err(VectorError::NoSuchTool(3)));
+    assert_eq!(index.set_vector(0, vec![1.0, 0.0]), Err(VectorError::Length { expected: 3, got: 2 }));
+    assert_eq!(index.set_vector(0, vec![0.0, 0.0, 0.0]), Err(VectorError::NoDirection));
+    assert_eq!(index.set_vector(0, vec![f32::NAN, 0.0, 0.0]), Err(VectorError::NoDirection));
+    assert!(index.has_vector(0) && index.dimension() == Some(3));
+    let hits = index.search_with("book a table", Some(&[0.9, 0.1, 0.0]), 1);
+    assert_eq!(specs[hits[0].index].name, "make_restaurant_reservation");
 }

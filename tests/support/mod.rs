@@ -5,6 +5,7 @@
 
 pub mod media;
 pub mod provider;
+pub mod vectors;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -55,6 +55,8 @@ mod chat_stream;
 mod claude_reply;
 #[cfg(feature = "anthropic")]
 mod claude_stream;
+#[cfg(feature = "openai")]
+mod embeddings;
 #[cfg(feature = "gemini")]
 mod gemini;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
@@ -78,6 +80,9 @@ mod stream;
 #[cfg(feature = "anthropic")]
 #[cfg_attr(docsrs, doc(cfg(feature = "anthropic")))]
 pub use anthropic::{Anthropic, AnthropicBuilder};
+#[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
+pub use embeddings::{OpenAiEmbeddings, OpenAiEmbeddingsBuilder};
 #[cfg(feature = "gemini")]
 #[cfg_attr(docsrs, doc(cfg(feature = "gemini")))]
 pub use gemini::{Gemini, GeminiBuilder};

@@ -42,6 +42,44 @@ pub struct ToolIndex {
     /// Each tool's place, by its lowercased name.
     names: HashMap<String, usize>,
     mean_length: f32,
+    /// The tools' vectors, end to end, each of length 1 then quantized to `i8` (a
+    /// quarter of the memory a search streams through, for a loss of recall too small to
+    /// measure here): the `i`th tool's is at `i * dimension`, zeros until given
+    /// ([`set_vector`](ToolIndex::set_vector)), scaled by `scales[i]`.
+    vectors: Vec<i8>,
+    scales: Vec<f32>,
+    /// Which tools have one.
+    embedded: Vec<bool>,
+    /// Their length (0: none given yet).
+    dimension: usize,
+}
+
+/// Reciprocal rank fusion's constant: a tool ranked `r`th (from 1) by words and `s`th by
+/// meaning scores `1/(K + r) + 1/(K + s)`. 60 is the value of the method's paper
+/// (Cormack, Clarke and Büttcher, 2009), not tuned to any data set here.
+const FUSION_K: f32 = 60.0;
+
+/// How far down each ranking fusion looks: at least this many, or ten times the limit.
+const FUSION_DEPTH: usize = 100;
+
+/// Why a vector was not taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum VectorError {
+    /// No tool has this place in the index.
+    #[error("no tool {0} in the index")]
+    NoSuchTool(usize),
+    /// Its length differs from the vectors given before.
+    #[error("a vector of {got} numbers, where the index holds vectors of {expected}")]
+    Length {
+        /// The length of the vectors already in the index.
+        expected: usize,
+        /// The length of this one.
+        got: usize,
+    },
+    /// All zero, or not finite: it points nowhere.
+    #[error("the vector has no direction (all zero, or not finite)")]
+    NoDirection,
 }
 
 /// The text of a spec the index reads: its name, its description, and each parameter's
@@ -118,6 +156,9 @@ impl ToolIndex {
         }
         self.names.insert(name.to_ascii_lowercase(), doc as usize);
         self.lengths.push(length);
+        self.embedded.push(false);
+        self.scales.push(0.0);
+        self.vectors.resize(self.vectors.len() + self.dimension, 0);
         let n = self.lengths.len() as f32;
         self.mean_length += (length - self.mean_length) / n;
     }
@@ -132,12 +173,94 @@ impl ToolIndex {
         self.lengths.is_empty()
     }
 
+    /// Gives the `index`th tool its vector (of its
+    /// [`embedding_text`](super::embedding_text), by an [`Embedder`](super::Embedder)):
+    /// [`search_with`](ToolIndex::search_with) then ranks it by meaning too. Every vector
+    /// of an index has one length; it is normalized here.
+    pub fn set_vector(&mut self, index: usize, vector: Vec<f32>) -> Result<(), VectorError> {
+        if index >= self.embedded.len() {
+            return Err(VectorError::NoSuchTool(index));
+        }
+        if self.dimension != 0 && self.dimension != vector.len() {
+            return Err(VectorError::Length { expected: self.dimension, got: vector.len() });
+        }
+        let vector = super::embed::normalized(vector).ok_or(VectorError::NoDirection)?;
+        if self.dimension == 0 {
+            self.dimension = vector.len();
+            self.vectors = vec![0; self.embedded.len() * self.dimension];
+        }
+        let at = index * self.dimension;
+        self.scales[index] = super::embed::quantize(&vector, &mut self.vectors[at..at + self.dimension]);
+        self.embedded[index] = true;
+        Ok(())
+    }
+
+    /// Whether the `index`th tool has its vector.
+    pub fn has_vector(&self, index: usize) -> bool {
+        self.embedded.get(index).copied().unwrap_or(false)
+    }
+
+    /// The length of the index's vectors, once it has one.
+    pub fn dimension(&self) -> Option<usize> {
+        (self.dimension != 0).then_some(self.dimension)
+    }
+
     /// The `limit` tools that best match `query`, best first; none when no word of the
     /// query is in any tool. A query that names a tool exactly puts it first.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
+        self.search_with(query, None, limit)
+    }
+
+    /// [`search`](ToolIndex::search), ranking by meaning too when `vector` (the query's,
+    /// by the model that made the tools' vectors) is given: the ranking by words and the
+    /// ranking of the tools that have vectors by cosine are fused by reciprocal rank, so
+    /// a tool found by either way can come first, and one found by both comes before
+    /// either. A query that names a tool exactly still puts it first. A vector of
+    /// another length than the tools' is ignored.
+    pub fn search_with(&self, query: &str, vector: Option<&[f32]>, limit: usize) -> Vec<Hit> {
         if self.is_empty() || limit == 0 {
             return Vec::new();
         }
+        let vector = vector.filter(|v| Some(v.len()) == self.dimension());
+        let Some(vector) = vector.and_then(|v| super::embed::normalized(v.to_vec())) else {
+            return self.lexical(query, limit);
+        };
+        let mut quantized = vec![0i8; self.dimension];
+        let scale = super::embed::quantize(&vector, &mut quantized);
+        let depth = FUSION_DEPTH.max(limit.saturating_mul(10));
+        let mut fused: HashMap<usize, f32> = HashMap::new();
+        let mut named = Vec::new();
+        for (rank, hit) in self.lexical(query, depth).into_iter().enumerate() {
+            if hit.score >= NAMED {
+                named.push(hit.index);
+            }
+            *fused.entry(hit.index).or_default() += 1.0 / (FUSION_K + rank as f32 + 1.0);
+        }
+        let mut close: Vec<Hit> = self
+            .vectors
+            .chunks_exact(self.dimension)
+            .zip(&self.embedded)
+            .enumerate()
+            .filter(|(_, (_, embedded))| **embedded)
+            .map(|(index, (v, _))| Hit {
+                index,
+                score: super::embed::dot(v, &quantized) as f32 * scale * self.scales[index],
+            })
+            .collect();
+        top(&mut close, depth);
+        for (rank, hit) in close.into_iter().enumerate() {
+            *fused.entry(hit.index).or_default() += 1.0 / (FUSION_K + rank as f32 + 1.0);
+        }
+        for index in named {
+            *fused.entry(index).or_default() += NAMED;
+        }
+        let mut hits: Vec<Hit> = fused.into_iter().map(|(index, score)| Hit { index, score }).collect();
+        top(&mut hits, limit);
+        hits
+    }
+
+    /// The ranking by words alone (BM25).
+    fn lexical(&self, query: &str, limit: usize) -> Vec<Hit> {
         let mut words: Vec<u32> = Vec::new();
         each_token(query, &mut |word| words.extend(self.words.get(word)));
         words.sort_unstable();
@@ -168,15 +291,23 @@ impl ToolIndex {
             if scores[doc] == 0.0 {
                 touched.push(doc);
             }
-            scores[doc] += 1000.0;
+            scores[doc] += NAMED;
         }
         let mut hits: Vec<Hit> = touched.into_iter().map(|index| Hit { index, score: scores[index] }).collect();
-        let by_score = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index));
-        if hits.len() > limit {
-            hits.select_nth_unstable_by(limit - 1, by_score);
-            hits.truncate(limit);
-        }
-        hits.sort_by(by_score);
+        top(&mut hits, limit);
         hits
     }
+}
+
+/// What a tool named in the query adds to its score: more than any ranking gives.
+const NAMED: f32 = 1000.0;
+
+/// Keeps the `limit` best hits, best first (ties: the earlier tool first).
+fn top(hits: &mut Vec<Hit>, limit: usize) {
+    let by_score = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index));
+    if hits.len() > limit {
+        hits.select_nth_unstable_by(limit - 1, by_score);
+        hits.truncate(limit);
+    }
+    hits.sort_by(by_score);
 }

@@ -12,6 +12,16 @@
 //! working). `search_tools` is a tool like any other: hooks see its calls, records
 //! record them.
 //!
+//! Words miss what is said in other words ("book a table" for
+//! `make_restaurant_reservation`). Given an [`Embedder`]
+//! ([`Toolbox::with_embedder`](crate::Toolbox::with_embedder); `OpenAiEmbeddings` for
+//! OpenAI's API and the servers that speak it), `search_tools` ranks by meaning too: each
+//! deferred tool's [`embedding_text`] is embedded once, each query as it comes, and the
+//! ranking by words and the ranking by cosine are fused by reciprocal rank
+//! ([`ToolIndex::search_with`]). An embedder that fails leaves the search to words (it
+//! never fails a search). On a 1,090-tool set built from BFCL's data, recall@5 goes from
+//! 0.878 (words) to 0.904 (words and all-MiniLM-L6-v2's vectors): `benches/README.md`.
+//!
 //! ```
 //! use toolkit::prelude::*;
 //! use toolkit::search::ToolIndex;
@@ -33,16 +43,19 @@
 //! assert_eq!(deferred[best.index].name, "get_weather");
 //! ```
 
+mod embed;
 mod index;
 mod namespace;
 mod tokens;
 
 use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
-pub use index::{Hit, ToolIndex};
+pub use embed::{EmbedError, Embedder, embedding_text};
+pub use index::{Hit, ToolIndex, VectorError};
 pub use namespace::Namespace;
 
 use crate::call::Output;
@@ -72,6 +85,10 @@ const NAMESPACE_CHARS: usize = 160;
 #[derive(Default)]
 pub(crate) struct Catalog {
     inner: RwLock<Indexed>,
+    /// What ranks by meaning too, if anything ([`Toolbox::with_embedder`](crate::Toolbox::with_embedder)).
+    embedder: RwLock<Option<Arc<dyn Embedder>>>,
+    /// One embedding of the tools at a time; when it last failed.
+    embedding: tokio::sync::Mutex<Option<Instant>>,
 }
 
 #[derive(Default)]
@@ -90,7 +107,17 @@ struct Entry {
     description: String,
     namespace: Option<String>,
     fields: Vec<(f32, String)>,
+    /// What it is embedded by ([`embedding_text`]), and its vector once embedded.
+    text: String,
+    vector: Option<Vec<f32>>,
 }
+
+/// How many texts go to the embedder at once.
+const EMBED_BATCH: usize = 64;
+
+/// After the embedder failed, searches rank by words alone this long before it is asked
+/// again (a provider that is down is not asked at every search).
+const EMBED_RETRY: Duration = Duration::from_secs(30);
 
 /// How much a tool's namespace (its name and description) counts: like the tool's own
 /// description, but shared by every tool of the namespace.
@@ -109,7 +136,17 @@ impl Catalog {
             description: spec.description.clone(),
             namespace: None,
             fields,
+            text: embedding_text(spec),
+            vector: None,
         });
+    }
+
+    /// Ranks by meaning too, with this embedder (the vectors of another are dropped).
+    pub(crate) fn set_embedder(&self, embedder: Option<Arc<dyn Embedder>>) {
+        *self.embedder.write().unwrap_or_else(|e| e.into_inner()) = embedder;
+        let mut indexed = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        indexed.tools.iter_mut().for_each(|e| e.vector = None);
+        indexed.stale = true;
     }
 
     /// Puts the indexed tools of `namespace` in it: they are found by its words too.
@@ -125,10 +162,17 @@ impl Catalog {
         indexed.stale |= changed;
     }
 
-    /// The best `limit` tools for `query`: name, description and namespace.
-    fn search(&self, query: &str, limit: usize) -> Vec<(String, String, Option<String>)> {
+    /// The best `limit` tools for `query`: name, description and namespace. By words,
+    /// and by meaning when an embedder is set and answers (each tool not embedded yet
+    /// is, first); by words alone when it fails, which is logged.
+    async fn search(&self, query: &str, limit: usize) -> Vec<(String, String, Option<String>)> {
+        let embedder = self.embedder.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let vector = match embedder {
+            Some(embedder) => self.embedded(&*embedder, query).await,
+            None => None,
+        };
         let found = |indexed: &Indexed| -> Vec<(String, String, Option<String>)> {
-            let hits = indexed.index.search(query, limit);
+            let hits = indexed.index.search_with(query, vector.as_deref(), limit);
             hits.into_iter()
                 .map(|hit| &indexed.tools[hit.index])
                 .map(|e| (e.name.clone(), e.description.clone(), e.namespace.clone()))
@@ -143,13 +187,80 @@ impl Catalog {
         let mut indexed = self.inner.write().unwrap_or_else(|e| e.into_inner());
         if indexed.stale {
             let mut index = ToolIndex::default();
-            for entry in &indexed.tools {
+            for (i, entry) in indexed.tools.iter().enumerate() {
                 index.add(&entry.name, entry.fields.clone());
+                if let Some(vector) = &entry.vector {
+                    // Vectors already in the index were taken by it: they fit.
+                    let _ = index.set_vector(i, vector.clone());
+                }
             }
             indexed.index = index;
             indexed.stale = false;
         }
         found(&indexed)
+    }
+
+    /// Embeds the tools that have no vector yet, then `query`: the query's vector, or
+    /// `None` (logged) when the embedder failed, now or less than [`EMBED_RETRY`] ago.
+    async fn embedded(&self, embedder: &dyn Embedder, query: &str) -> Option<Vec<f32>> {
+        let mut failed = self.embedding.lock().await;
+        if failed.is_some_and(|at| at.elapsed() < EMBED_RETRY) {
+            return None;
+        }
+        let missing: Vec<(usize, String)> = {
+            let indexed = self.inner.read().unwrap_or_else(|e| e.into_inner());
+            indexed
+                .tools
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.vector.is_none())
+                .map(|(i, e)| (i, e.text.clone()))
+                .collect()
+        };
+        for chunk in missing.chunks(EMBED_BATCH) {
+            let texts: Vec<String> = chunk.iter().map(|(_, text)| text.clone()).collect();
+            let vectors = match checked(embedder, embedder.embed(&texts).await, texts.len()) {
+                Ok(vectors) => vectors,
+                Err(e) => {
+                    tracing::warn!(model = embedder.model(), error = %e, "{SEARCH_TOOLS}: the tools could not be embedded; ranking by words alone");
+                    *failed = Some(Instant::now());
+                    return None;
+                }
+            };
+            let mut indexed = self.inner.write().unwrap_or_else(|e| e.into_inner());
+            for ((i, _), vector) in chunk.iter().zip(vectors) {
+                if let Err(e) = indexed.index.set_vector(*i, vector.clone()) {
+                    tracing::warn!(model = embedder.model(), tool = %indexed.tools[*i].name, error = %e, "{SEARCH_TOOLS}: a tool's vector was refused");
+                    continue;
+                }
+                indexed.tools[*i].vector = Some(vector);
+            }
+        }
+        *failed = None;
+        drop(failed);
+        let query = [query.to_owned()];
+        match checked(embedder, embedder.embed(&query).await, 1) {
+            Ok(mut vectors) => vectors.pop(),
+            Err(e) => {
+                tracing::warn!(model = embedder.model(), error = %e, "{SEARCH_TOOLS}: the query could not be embedded; ranking by words alone");
+                None
+            }
+        }
+    }
+}
+
+/// An embedder's answer, if it has one vector per text.
+fn checked(
+    embedder: &dyn Embedder,
+    vectors: Result<Vec<Vec<f32>>, EmbedError>,
+    texts: usize,
+) -> Result<Vec<Vec<f32>>, EmbedError> {
+    match vectors {
+        Ok(vectors) if vectors.len() == texts => Ok(vectors),
+        Ok(vectors) => {
+            Err(EmbedError(format!("`{}` gave {} vectors for {texts} texts", embedder.model(), vectors.len())))
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -215,7 +326,7 @@ impl DynTool for SearchTools {
                 ));
             };
             let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT);
-            let found = self.catalog.search(query, limit as usize);
+            let found = self.catalog.search(query, limit as usize).await;
             let tools: Vec<Value> = found
                 .into_iter()
                 .map(|(name, description, namespace)| {

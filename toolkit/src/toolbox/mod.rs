@@ -85,6 +85,8 @@ pub struct Toolbox {
     catalog: Option<Arc<crate::search::Catalog>>,
     /// Whether `search_tools` is toolkit's (not a tool of the toolbox's own by that name).
     own_search: bool,
+    /// What `search_tools` ranks by meaning with, if anything.
+    embedder: Option<Arc<dyn crate::search::Embedder>>,
     /// The namespaces, in the order they were added.
     namespaces: Vec<crate::search::Namespace>,
 }
@@ -118,6 +120,7 @@ impl Toolbox {
             span_content: None,
             catalog: None,
             own_search: false,
+            embedder: None,
             namespaces: Vec::new(),
         }
     }
