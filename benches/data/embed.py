@@ -16,7 +16,8 @@ layers, 384 wide, mean pooling, L2 norm), so nothing needs torch:
 
 Before writing, it checks itself against the similarities sentence-transformers
 publishes for this model (its quick start: 0.6660, 0.1046, 0.1411) and stops if they
-differ by more than 0.0005.
+differ by more than 0.0005. A text the file already holds keeps its vector (only new
+texts are embedded); a text no longer asked for is left out.
 
 The file: the bytes `TKVEC1\\n`, the dimension (u32, little-endian), then per text its
 SHA-256 (32 bytes), a scale (f32) and the vector as i8 (value = i8 * scale; the vector
