@@ -218,3 +218,31 @@ async fn the_client_needs_a_key_and_names_the_variable() {
     let err = OpenAiEmbeddings::builder().key_variable("TOOLKIT_TEST_NO_SUCH_KEY").build().unwrap_err();
     assert!(err.to_string().contains("TOOLKIT_TEST_NO_SUCH_KEY"), "{err}");
 }
+
+/// A restart: the second toolbox, on the same store, embeds none of its tools again.
+#[tokio::test]
+async fn vectors_kept_in_a_store_are_not_asked_for_after_a_restart() {
+    use toolkit::hooks::MemoryStore;
+    use toolkit::search::CachedEmbedder;
+    let bfcl = bfcl();
+    let (url, server) = start().await;
+    let store = Arc::new(MemoryStore::new());
+    let (query, answer) = &bfcl.queries[7];
+
+    let first = toolbox(&bfcl.specs).with_embedder(CachedEmbedder::new(client(&url), Arc::clone(&store)));
+    assert!(search(&first, query).await.contains(answer));
+    let texts = |from: usize| -> usize {
+        server.received.lock().unwrap()[from..].iter().map(|b| b["input"].as_array().unwrap().len()).sum()
+    };
+    assert_eq!(texts(0), bfcl.specs.len() + 1);
+    drop(first);
+
+    let before = server.received.lock().unwrap().len();
+    let restarted = toolbox(&bfcl.specs).with_embedder(CachedEmbedder::new(client(&url), Arc::clone(&store)));
+    assert!(search(&restarted, query).await.contains(answer));
+    // The query was kept too: nothing at all is asked.
+    assert_eq!(texts(before), 0);
+    let (other, _) = &bfcl.queries[8];
+    search(&restarted, other).await;
+    assert_eq!(texts(before), 1);
+}
