@@ -83,15 +83,7 @@ impl<E: Embedder, S: Store> CachedEmbedder<E, S> {
         let missing: Vec<usize> = (0..texts.len()).filter(|&i| found[i].is_none()).collect();
         if !missing.is_empty() {
             let asked: Vec<String> = missing.iter().map(|&i| texts[i].clone()).collect();
-            let vectors = self.inner.embed(&asked).await?;
-            if vectors.len() != asked.len() {
-                return Err(EmbedError(format!(
-                    "`{}` gave {} vectors for {} texts",
-                    self.inner.model(),
-                    vectors.len(),
-                    asked.len()
-                )));
-            }
+            let vectors = super::embed::each(&self.inner, &asked).await?;
             for (i, vector) in missing.into_iter().zip(vectors) {
                 if let Err(e) = self.store.set(&keys[i], encode(&vector), self.ttl).await {
                     tracing::warn!(model = self.inner.model(), error = %e, "the vector store could not keep a vector");

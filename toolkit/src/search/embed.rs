@@ -44,6 +44,21 @@ pub trait Embedder: Send + Sync + 'static {
     fn embed<'a>(&'a self, texts: &'a [String]) -> BoxFuture<'a, Result<Vec<Vec<f32>>, EmbedError>>;
 }
 
+/// `embedder`'s vectors of `texts`, if it gave one per text (a vector missing would put
+/// every later one on the wrong text).
+pub(crate) async fn each(embedder: &dyn Embedder, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    let vectors = embedder.embed(texts).await?;
+    if vectors.len() != texts.len() {
+        return Err(EmbedError(format!(
+            "`{}` gave {} vectors for {} texts",
+            embedder.model(),
+            vectors.len(),
+            texts.len()
+        )));
+    }
+    Ok(vectors)
+}
+
 /// Why texts could not be embedded (the search then ranks by words alone).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("embedding failed: {0}")]

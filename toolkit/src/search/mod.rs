@@ -223,7 +223,7 @@ impl Catalog {
         };
         for chunk in missing.chunks(EMBED_BATCH) {
             let texts: Vec<String> = chunk.iter().map(|(_, text)| text.clone()).collect();
-            let vectors = match checked(embedder, embedder.embed(&texts).await, texts.len()) {
+            let vectors = match embed::each(embedder, &texts).await {
                 Ok(vectors) => vectors,
                 Err(e) => {
                     tracing::warn!(model = embedder.model(), error = %e, "{SEARCH_TOOLS}: the tools could not be embedded; ranking by words alone");
@@ -243,28 +243,13 @@ impl Catalog {
         *failed = None;
         drop(failed);
         let query = [query.to_owned()];
-        match checked(embedder, embedder.embed(&query).await, 1) {
+        match embed::each(embedder, &query).await {
             Ok(mut vectors) => vectors.pop(),
             Err(e) => {
                 tracing::warn!(model = embedder.model(), error = %e, "{SEARCH_TOOLS}: the query could not be embedded; ranking by words alone");
                 None
             }
         }
-    }
-}
-
-/// An embedder's answer, if it has one vector per text.
-fn checked(
-    embedder: &dyn Embedder,
-    vectors: Result<Vec<Vec<f32>>, EmbedError>,
-    texts: usize,
-) -> Result<Vec<Vec<f32>>, EmbedError> {
-    match vectors {
-        Ok(vectors) if vectors.len() == texts => Ok(vectors),
-        Ok(vectors) => {
-            Err(EmbedError(format!("`{}` gave {} vectors for {texts} texts", embedder.model(), vectors.len())))
-        }
-        Err(e) => Err(e),
     }
 }
 
