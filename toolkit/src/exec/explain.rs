@@ -8,7 +8,7 @@
 //! of its JSON type. So an error inside a variant is named by its own path
 //! (`sev.number`), and a tag that names no variant is an error at the tag (`kind`).
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 use super::json_path::{self, Step};
 use crate::json_schema::refs::Defs;
@@ -115,12 +115,12 @@ fn below<'s>(
 }
 
 /// The variants of a union (`oneOf`/`anyOf`), if `schema` is one.
-fn union_of(schema: &Value) -> Option<&[Value]> {
+pub(super) fn union_of(schema: &Value) -> Option<&[Value]> {
     ["oneOf", "anyOf"].iter().find_map(|k| schema.get(*k)).and_then(Value::as_array).map(Vec::as_slice)
 }
 
 /// What a value of a union is meant to be.
-enum Meant<'s> {
+pub(super) enum Meant<'s> {
     /// This schema (not a union, or the variant chosen).
     Schema(&'s Value),
     /// The value's tag (`key`, a property the variants fix with `const`) names none of
@@ -132,7 +132,12 @@ enum Meant<'s> {
 
 /// `schema`, or for a union the variant `value` is meant for (see [`branch`]), through
 /// nested unions.
-fn meant<'s>(defs: &Defs<'s>, mut schema: &'s Value, value: Option<&Value>, step: Option<Step<&str>>) -> Meant<'s> {
+pub(super) fn meant<'s>(
+    defs: &Defs<'s>,
+    mut schema: &'s Value,
+    value: Option<&Value>,
+    step: Option<Step<&str>>,
+) -> Meant<'s> {
     for _ in 0..MAX_UNION_DEPTH {
         let Some(variants) = union_of(schema) else { return Meant::Schema(schema) };
         match branch(defs, variants, value, step) {
@@ -225,7 +230,7 @@ fn shape_fits(schema: &Value, value: &Value) -> bool {
 }
 
 /// Follows `$ref`s, and picks the non-null branch of `T | null`.
-fn resolve<'s>(defs: &Defs<'s>, mut schema: &'s Value) -> &'s Value {
+pub(super) fn resolve<'s>(defs: &Defs<'s>, mut schema: &'s Value) -> &'s Value {
     for _ in 0..16 {
         if let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| defs.resolve(r)) {
             schema = target;
@@ -361,114 +366,13 @@ fn is_integer(value: &Value) -> bool {
     value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|n| n.is_finite() && n.fract() == 0.0)
 }
 
-/// Rewrites, in place, what the schema admits but a typed parse would refuse; `true` if
-/// anything changed:
-///
-/// - a `null` that is the value of a field the schema makes optional (not in `required`)
-///   and does not allow to be `null` is removed: what a strict model sends for "absent";
-/// - a number with no fraction written as a float (`10.0`, `1e2`) where the schema wants
-///   an integer becomes that integer: JSON Schema 2020-12 counts it an integer, serde
-///   does not. Only when `floats` says the floats read are the numbers written, and below
-///   2^53 (where a float holds every integer); a larger one stays, and is refused with
-///   its type's range.
-pub(crate) fn conform(root: &Value, args: &mut Value, floats: bool) -> bool {
-    let defs = Defs::new(root);
-    conform_to(&defs, root, args, floats, 0)
-}
-
-fn conform_to(defs: &Defs<'_>, schema: &Value, value: &mut Value, floats: bool, depth: usize) -> bool {
-    if depth > 64 {
-        return false;
-    }
-    let schema = resolve(defs, schema);
-    let mut changed = false;
-    match value {
-        Value::Number(n) if floats && wants_integer(schema) => {
-            if let Some(integer) = n.as_f64().filter(|_| n.is_f64()).and_then(integral) {
-                *value = Value::Number(integer);
-                changed = true;
-            }
-        }
-        Value::Object(fields) => {
-            let properties = schema.get("properties").and_then(Value::as_object);
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let absent: Vec<String> = fields
-                .iter()
-                .filter(|(name, v)| {
-                    v.is_null()
-                        && !required.contains(&name.as_str())
-                        && properties.and_then(|p| p.get(*name)).is_some_and(|s| !allows_null(defs, s))
-                })
-                .map(|(name, _)| name.clone())
-                .collect();
-            for name in absent {
-                fields.remove(&name);
-                changed = true;
-            }
-            let others = schema.get("additionalProperties").filter(|s| s.is_object());
-            for (name, field) in fields.iter_mut() {
-                if let Some(sub) = properties.and_then(|p| p.get(name)).or(others) {
-                    changed |= conform_to(defs, sub, field, floats, depth + 1);
-                }
-            }
-        }
-        Value::Array(items) => {
-            let prefix = schema.get("prefixItems").and_then(Value::as_array);
-            for (i, element) in items.iter_mut().enumerate() {
-                if let Some(item) = prefix.and_then(|p| p.get(i)).or_else(|| schema.get("items")) {
-                    changed |= conform_to(defs, item, element, floats, depth + 1);
-                }
-            }
-        }
-        _ => {}
-    }
-    // A union: the variant the value is meant for (its keys beside the union's own).
-    if union_of(schema).is_some()
-        && let Meant::Schema(variant) = meant(defs, schema, Some(value), None)
-        && !std::ptr::eq(variant, schema)
-    {
-        changed |= conform_to(defs, variant, value, floats, depth + 1);
-    }
-    changed
-}
-
 /// Whether the schema wants an integer (and not any number).
-fn wants_integer(schema: &Value) -> bool {
+pub(super) fn wants_integer(schema: &Value) -> bool {
     match schema.get("type") {
         Some(Value::String(kind)) => kind == "integer",
         Some(Value::Array(kinds)) => kinds.iter().any(|k| k == "integer") && !kinds.iter().any(|k| k == "number"),
         _ => false,
     }
-}
-
-/// The integer a float with no fraction stands for, below 2^53 (past it, a float is
-/// not the integer written: `-9223372036854775809` reads as -2^63).
-fn integral(n: f64) -> Option<Number> {
-    const EXACT: f64 = 9_007_199_254_740_992.0;
-    (n.fract() == 0.0 && n.abs() < EXACT).then(|| Number::from(n as i64))
-}
-
-/// Whether `null` is a value of `schema` (its type includes it, or a branch is null).
-fn allows_null(defs: &Defs<'_>, schema: &Value) -> bool {
-    let schema = match schema.get("$ref").and_then(Value::as_str).and_then(|r| defs.resolve(r)) {
-        Some(target) => target,
-        None => schema,
-    };
-    let typed = match schema.get("type") {
-        Some(Value::String(t)) => t == "null",
-        Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
-        _ => false,
-    };
-    typed
-        || ["anyOf", "oneOf"]
-            .iter()
-            .any(|k| schema.get(*k).and_then(Value::as_array).is_some_and(|bs| bs.iter().any(|b| allows_null(defs, b))))
-        || schema.get("const").is_some_and(Value::is_null)
-        || schema.get("enum").and_then(Value::as_array).is_some_and(|e| e.iter().any(Value::is_null))
 }
 
 /// A found value, shortly: `null`, `true`, `3`, `"abc"`, `an array`, `an object`; a

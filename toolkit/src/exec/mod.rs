@@ -5,6 +5,8 @@
 //! rest is compiled once:
 //!
 //! - [`parse`]: the checks before parsing, and a failed parse described for the model;
+//!   [`explain`]: what was found and what the schema wants, in words; [`conform`]: a
+//!   strict model's `null` and an integer written `10.0`, read as the schema means them;
 //! - [`plan`]: which hooks act on the call, in which order;
 //! - [`drive`]: the hooked call (before hooks, tool, after and error hooks, retries), and
 //!   [`run`]: its state and what each hook's outcome means;
@@ -29,6 +31,7 @@
 //!   finish: Ended::Plain(result) | Ended::Recorded(Finished, clock) → ToolResult (+ CallRecord)
 //! ```
 
+mod conform;
 mod drive;
 mod explain;
 mod guard;

@@ -11,7 +11,7 @@
 //! serde alone would refuse are read on the error path (the success path is one parse):
 //! `null` for an optional field (what strict mode sends for "absent"), and an integer
 //! written with a zero fraction (`10.0`, `1e2`), which JSON Schema 2020-12 counts an
-//! integer: an integer parameter takes it as that integer ([`explain::conform`]).
+//! integer: an integer parameter takes it as that integer ([`conform::conform`]).
 //!
 //! Kinds: a value of the wrong JSON type is `invalid_type`; an integer out of its type's
 //! range, or a duplicate field, `invalid_value`; a value outside the values the schema
@@ -23,9 +23,9 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::explain;
 use super::json_path::{self, Step};
 use super::unknown::{KeyCheck, LazyKeyCheck};
+use super::{conform, explain};
 use crate::error::{ErrorKind, ToolError, Violation};
 use crate::limits::Limits;
 use crate::spec::ToolSpec;
@@ -102,7 +102,7 @@ fn unknown_field(field: &str, parent: &str, spec: &ToolSpec) -> ToolError {
 }
 
 /// The arguments as the canonical schema reads them, when that differs from what serde
-/// reads ([`explain::conform`]: a `null` for an optional field removed, `10.0` for an
+/// reads ([`conform::conform`]: a `null` for an optional field removed, `10.0` for an
 /// integer written `10`); `None` when nothing changed. Only on the error path, and only
 /// when the text could hold either (a `null`; a `.`, `e` or `E`).
 #[cold]
@@ -112,7 +112,7 @@ fn conformed(raw: &str, spec: &ToolSpec) -> Option<String> {
         return None;
     }
     let mut args: Value = serde_json::from_str(raw).ok()?;
-    explain::conform(&spec.input_schema, &mut args, floats_are_exact(raw)).then(|| args.to_string())
+    conform::conform(&spec.input_schema, &mut args, floats_are_exact(raw)).then(|| args.to_string())
 }
 
 /// Whether every number written with a fraction or an exponent has at most 15
