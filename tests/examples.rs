@@ -400,3 +400,17 @@ fn streaming_prints_the_answer_in_pieces() {
         .unwrap_or_else(|| panic!("{out}"));
     assert!(deltas > 10, "the answer came a word at a time: {out}");
 }
+
+#[test]
+fn tool_search_finds_a_deferred_tool_and_sends_it_from_the_next_turn() {
+    let out = run_with(Command::new(example("tool_search")).env_remove("OPENAI_API_KEY"), "tool_search");
+    assert!(out.contains("13 tools, 12 deferred: the first request sends the other 1 and `search_tools`"), "{out}");
+    // The search found the reservation tool, which then ran.
+    let search = out.lines().find(|l| l.starts_with("← search_tools")).expect("the search's record");
+    assert!(search.contains("make_restaurant_reservation"), "{search}");
+    assert!(out.contains("table for 4 at Chez Panisse, 20:00: confirmed"), "{out}");
+    // Each turn sends what the one before did, and then what a search found.
+    assert!(out.contains("turn 1: add, search_tools\n"), "{out}");
+    assert!(out.contains("turn 2: add, search_tools, make_restaurant_reservation"), "{out}");
+    assert!(out.contains("turn 3: add, search_tools, make_restaurant_reservation"), "{out}");
+}
