@@ -246,3 +246,20 @@ async fn vectors_kept_in_a_store_are_not_asked_for_after_a_restart() {
     search(&restarted, other).await;
     assert_eq!(texts(before), 1);
 }
+
+/// A namespace makes the index's words stale until the next search; a tool added in
+/// between still gets its vector at that search, and is found by meaning at once.
+#[tokio::test]
+async fn a_tool_added_after_a_namespace_is_found_by_meaning_at_the_first_search() {
+    use toolkit::search::Namespace;
+    let bfcl = bfcl();
+    let (url, server) = start().await;
+    let (query, answer) = missed_by_words(&bfcl, &server.vectors);
+    let (last, others): (Vec<ToolSpec>, Vec<ToolSpec>) = bfcl.specs.iter().cloned().partition(|s| s.name == answer);
+    let mut tools = toolbox(&others).with_embedder(client(&url));
+    tools.add_namespace(Namespace::new("maths", "Arithmetic.").with_tools([others[0].name.clone()])).unwrap();
+    let tool = FnTool::new(last[0].clone().with_deferred(true), |_| async { Ok(Output::text("ok")) });
+    tools.add_dynamic(tool).unwrap();
+    let found = search(&tools, &query).await;
+    assert!(found.contains(&answer), "{answer} not in {found:?}");
+}

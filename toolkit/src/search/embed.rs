@@ -65,7 +65,8 @@ pub(crate) async fn each(embedder: &dyn Embedder, texts: &[String]) -> Result<Ve
 pub struct EmbedError(pub String);
 
 /// The text a tool is embedded by: its name as words, its description, and its
-/// parameters' names (`get_weather: Current weather for a city. Parameters: city, unit.`).
+/// parameters' names, each with its description when it has one (`get weather: Current
+/// weather for a city. Parameters: city (The city, such as Paris), unit.`).
 ///
 /// Public so that vectors can be computed ahead of time, elsewhere, for exactly the text
 /// the index will ask for.

@@ -45,11 +45,10 @@ pub struct ToolIndex {
     /// The tools' vectors, end to end, each of length 1 then quantized to `i8` (a
     /// quarter of the memory a search streams through, for a loss of recall too small to
     /// measure here): the `i`th tool's is at `i * dimension`, zeros until given
-    /// ([`set_vector`](ToolIndex::set_vector)), scaled by `scales[i]`.
+    /// ([`set_vector`](ToolIndex::set_vector)), scaled by `scales[i]` (0 for a tool
+    /// without one: a vector of length 1 has a largest component above 0).
     vectors: Vec<i8>,
     scales: Vec<f32>,
-    /// Which tools have one.
-    embedded: Vec<bool>,
     /// Their length (0: none given yet).
     dimension: usize,
 }
@@ -156,7 +155,6 @@ impl ToolIndex {
         }
         self.names.insert(name.to_ascii_lowercase(), doc as usize);
         self.lengths.push(length);
-        self.embedded.push(false);
         self.scales.push(0.0);
         self.vectors.resize(self.vectors.len() + self.dimension, 0);
         let n = self.lengths.len() as f32;
@@ -178,7 +176,7 @@ impl ToolIndex {
     /// [`search_with`](ToolIndex::search_with) then ranks it by meaning too. Every vector
     /// of an index has one length; it is normalized here.
     pub fn set_vector(&mut self, index: usize, vector: Vec<f32>) -> Result<(), VectorError> {
-        if index >= self.embedded.len() {
+        if index >= self.scales.len() {
             return Err(VectorError::NoSuchTool(index));
         }
         if self.dimension != 0 && self.dimension != vector.len() {
@@ -187,17 +185,33 @@ impl ToolIndex {
         let vector = super::embed::normalized(vector).ok_or(VectorError::NoDirection)?;
         if self.dimension == 0 {
             self.dimension = vector.len();
-            self.vectors = vec![0; self.embedded.len() * self.dimension];
+            self.vectors = vec![0; self.scales.len() * self.dimension];
         }
         let at = index * self.dimension;
         self.scales[index] = super::embed::quantize(&vector, &mut self.vectors[at..at + self.dimension]);
-        self.embedded[index] = true;
         Ok(())
     }
 
     /// Whether the `index`th tool has its vector.
     pub fn has_vector(&self, index: usize) -> bool {
-        self.embedded.get(index).copied().unwrap_or(false)
+        self.scales.get(index).is_some_and(|&s| s > 0.0)
+    }
+
+    /// Drops every vector (another model's are coming).
+    pub(crate) fn clear_vectors(&mut self) {
+        self.vectors = Vec::new();
+        self.scales.iter_mut().for_each(|s| *s = 0.0);
+        self.dimension = 0;
+    }
+
+    /// Takes the vectors of `old`, an index of the same tools in the same order (and
+    /// perhaps fewer: the tools added since have none), rebuilt for other words.
+    pub(crate) fn adopt_vectors(&mut self, old: ToolIndex) {
+        let n = self.scales.len();
+        let (mut vectors, mut scales, dimension) = (old.vectors, old.scales, old.dimension);
+        vectors.resize(n * dimension, 0);
+        scales.resize(n, 0.0);
+        (self.vectors, self.scales, self.dimension) = (vectors, scales, dimension);
     }
 
     /// The length of the index's vectors, once it has one.
@@ -239,12 +253,12 @@ impl ToolIndex {
         let mut close: Vec<Hit> = self
             .vectors
             .chunks_exact(self.dimension)
-            .zip(&self.embedded)
+            .zip(&self.scales)
             .enumerate()
-            .filter(|(_, (_, embedded))| **embedded)
-            .map(|(index, (v, _))| Hit {
+            .filter(|(_, (_, tool_scale))| **tool_scale > 0.0)
+            .map(|(index, (v, tool_scale))| Hit {
                 index,
-                score: super::embed::dot(v, &quantized) as f32 * scale * self.scales[index],
+                score: super::embed::dot(v, &quantized) as f32 * scale * tool_scale,
             })
             .collect();
         top(&mut close, depth);

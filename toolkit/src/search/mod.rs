@@ -111,9 +111,8 @@ struct Entry {
     description: String,
     namespace: Option<String>,
     fields: Vec<(f32, String)>,
-    /// What it is embedded by ([`embedding_text`]), and its vector once embedded.
+    /// What it is embedded by ([`embedding_text`]); its vector is the index's.
     text: String,
-    vector: Option<Vec<f32>>,
 }
 
 /// How many texts go to the embedder at once.
@@ -141,16 +140,13 @@ impl Catalog {
             namespace: None,
             fields,
             text: embedding_text(spec),
-            vector: None,
         });
     }
 
     /// Ranks by meaning too, with this embedder (the vectors of another are dropped).
     pub(crate) fn set_embedder(&self, embedder: Option<Arc<dyn Embedder>>) {
         *self.embedder.write().unwrap_or_else(|e| e.into_inner()) = embedder;
-        let mut indexed = self.inner.write().unwrap_or_else(|e| e.into_inner());
-        indexed.tools.iter_mut().for_each(|e| e.vector = None);
-        indexed.stale = true;
+        self.inner.write().unwrap_or_else(|e| e.into_inner()).index.clear_vectors();
     }
 
     /// Puts the indexed tools of `namespace` in it: they are found by its words too.
@@ -170,38 +166,38 @@ impl Catalog {
     /// and by meaning when an embedder is set and answers (each tool not embedded yet
     /// is, first); by words alone when it fails, which is logged.
     async fn search(&self, query: &str, limit: usize) -> Vec<(String, String, Option<String>)> {
+        // Fresh first: a tool added while the index was stale is in it only after this,
+        // and only then can it take its vector.
+        self.refresh();
         let embedder = self.embedder.read().unwrap_or_else(|e| e.into_inner()).clone();
         let vector = match embedder {
             Some(embedder) => self.embedded(&*embedder, query).await,
             None => None,
         };
-        let found = |indexed: &Indexed| -> Vec<(String, String, Option<String>)> {
-            let hits = indexed.index.search_with(query, vector.as_deref(), limit);
-            hits.into_iter()
-                .map(|hit| &indexed.tools[hit.index])
-                .map(|e| (e.name.clone(), e.description.clone(), e.namespace.clone()))
-                .collect()
-        };
-        {
-            let indexed = self.inner.read().unwrap_or_else(|e| e.into_inner());
-            if !indexed.stale {
-                return found(&indexed);
-            }
+        self.refresh();
+        let indexed = self.inner.read().unwrap_or_else(|e| e.into_inner());
+        let hits = indexed.index.search_with(query, vector.as_deref(), limit);
+        hits.into_iter()
+            .map(|hit| &indexed.tools[hit.index])
+            .map(|e| (e.name.clone(), e.description.clone(), e.namespace.clone()))
+            .collect()
+    }
+
+    /// Rebuilds the index's words if a namespace changed them, keeping its vectors.
+    fn refresh(&self) {
+        if !self.inner.read().unwrap_or_else(|e| e.into_inner()).stale {
+            return;
         }
         let mut indexed = self.inner.write().unwrap_or_else(|e| e.into_inner());
         if indexed.stale {
             let mut index = ToolIndex::default();
-            for (i, entry) in indexed.tools.iter().enumerate() {
+            for entry in &indexed.tools {
                 index.add(&entry.name, entry.fields.clone());
-                if let Some(vector) = &entry.vector {
-                    // Vectors already in the index were taken by it: they fit.
-                    let _ = index.set_vector(i, vector.clone());
-                }
             }
+            index.adopt_vectors(std::mem::take(&mut indexed.index));
             indexed.index = index;
             indexed.stale = false;
         }
-        found(&indexed)
     }
 
     /// Embeds the tools that have no vector yet, then `query`: the query's vector, or
@@ -217,7 +213,7 @@ impl Catalog {
                 .tools
                 .iter()
                 .enumerate()
-                .filter(|(_, e)| e.vector.is_none())
+                .filter(|(i, _)| !indexed.index.has_vector(*i))
                 .map(|(i, e)| (i, e.text.clone()))
                 .collect()
         };
@@ -233,11 +229,9 @@ impl Catalog {
             };
             let mut indexed = self.inner.write().unwrap_or_else(|e| e.into_inner());
             for ((i, _), vector) in chunk.iter().zip(vectors) {
-                if let Err(e) = indexed.index.set_vector(*i, vector.clone()) {
+                if let Err(e) = indexed.index.set_vector(*i, vector) {
                     tracing::warn!(model = embedder.model(), tool = %indexed.tools[*i].name, error = %e, "{SEARCH_TOOLS}: a tool's vector was refused");
-                    continue;
                 }
-                indexed.tools[*i].vector = Some(vector);
             }
         }
         *failed = None;
