@@ -191,6 +191,45 @@ async fn a_request_whose_call_ends_unanswered_is_withdrawn() {
     assert!(!ui.answer(&id, Approval::Approve).await.unwrap(), "nobody is waiting for this answer");
 }
 
+/// Wherever a call is cancelled — before its request is written, while the write is in
+/// flight (Redis has stored it, the reply has not reached the call), or while it waits
+/// for an answer — no request is left pending. The aborts land 0, 25, 50, … 1,975 µs
+/// after the call starts, so some fall inside the write; before the guard was armed
+/// ahead of the write, those left a request listed until its wait ran out (five minutes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_cancelled_at_any_point_leaves_no_request_pending() {
+    use toolkit::hooks::{ApprovalGate, RedisApprovals};
+    let Some(redis) = RedisServer::start() else { return };
+    let store = RedisStore::open(&redis.url()).unwrap().with_timeout(Duration::from_secs(1));
+    let spec = ToolSpec::new("wipe", "Wipe it.", json!({"type": "object", "properties": {}}))
+        .with_annotations(toolkit::Annotations { destructive: true, ..Default::default() });
+    let mut tools = Toolbox::new().with_hook(ApprovalGate::new(RedisApprovals::new(&store)).destructive());
+    tools.add_dynamic(FnTool::new(spec, |_| async { Ok(Output::text("wiped")) })).unwrap();
+    let tools = Arc::new(tools);
+    let ui = RedisApprovals::new(&store);
+    for turns in 0..80 {
+        let call = {
+            let tools = Arc::clone(&tools);
+            tokio::spawn(async move { tools.call(ToolCall::new(format!("c{turns}"), "wipe", "{}")).await })
+        };
+        let until = Instant::now() + Duration::from_micros(25 * turns);
+        while Instant::now() < until {
+            std::hint::spin_loop();
+        }
+        call.abort();
+        let _ = call.await;
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let pending = ui.pending().await.unwrap();
+            if pending.is_empty() {
+                break;
+            }
+            assert!(Instant::now() < deadline, "after an abort {turns} turns in, still pending: {pending:?}");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
 /// The child of `four_processes_share_one_rate_limit`: 50 tasks calling one tool at
 /// each of three instants (`TOOLKIT_REDIS_ROUNDS`: ms since the epoch, comma-separated),
 /// printing how many calls each round let through.

@@ -150,6 +150,13 @@ impl RedisApprovals {
         let (key, index, text) = (self.store.key(&request_key(&id)), self.store.key(INDEX), encode(&request));
         let expires = deadline.map_or(u64::MAX, unix_ms);
         let id_for_index = id.clone();
+        // Dropped before an answer or the deadline (the gate's hook timeout, a cancelled
+        // call): the request is withdrawn, so that nobody answers a call that has ended.
+        // Armed before the request is written: a call cancelled while the write is in
+        // flight (Redis has stored the request, the reply has not reached this task) must
+        // not leave it pending. The withdrawal goes out after the write on the same
+        // connection, so it finds what the write stored, or nothing.
+        let mut pending = Withdraw { store: self.store.clone(), id: Some(id.clone()) };
         self.store
             .bounded("ask", |mut c| async move {
                 redis::pipe()
@@ -174,9 +181,6 @@ impl RedisApprovals {
                     .await
             })
             .await?;
-        // Dropped before an answer or the deadline (the gate's hook timeout, a cancelled
-        // call): the request is withdrawn, so that nobody answers a call that has ended.
-        let mut pending = Withdraw { store: self.store.clone(), id: Some(id.clone()) };
         let answer_at = self.store.key(&answer_key(&id));
         loop {
             let got = self.take_answer(&answer_at).await;
