@@ -5,6 +5,7 @@
 //! someone watches (record sinks, a tracing subscriber that wants its span). Running a
 //! call is the business of the private `exec` module.
 
+mod names;
 mod observe;
 mod search;
 mod table;
@@ -452,7 +453,8 @@ impl Toolbox {
 
     fn start<'a>(&'a self, call: ToolCallRef<'a>, env: Env<'a>) -> Started<'a> {
         match self.table.find(call.name) {
-            Some((i, tool)) => {
+            Some(i) => {
+                let tool = self.table.tool(i);
                 let plan = env.hooks.and_then(|hooks| Some((self.plan(i, call.name, hooks)?, hooks)));
                 exec::start(tool, plan, call, env)
             }

@@ -1,19 +1,17 @@
 //! The dispatch table: every tool of a toolbox, compile-time and run-time alike, in the
 //! order they were added, with an index by name.
 //!
-//! Adding a tool and finding one by name are both O(1) (a hash index; a handful of
-//! tools are scanned instead, which is cheaper than hashing), so a toolbox of 100,000
-//! tools builds in linear time and dispatches its last tool as fast as its first.
+//! Adding a tool and finding one by name are both O(1) (a hash index of our own,
+//! [`NameIndex`]), so a toolbox of 100,000 tools builds in linear time, and a call
+//! finds its tool as fast there as in a toolbox of two.
 
 use std::borrow::Cow;
-use std::hash::{BuildHasher, Hasher};
+
+use super::names::NameIndex;
 
 use crate::exec::{Dynamic, Runnable, Typed};
 use crate::spec::ToolSpec;
 use crate::tool::{DynTool, Tool};
-
-/// Up to this many tools, a name is found by comparing it with each.
-const SCAN: usize = 8;
 
 /// One tool of a table: its name (known without building its spec) and the tool.
 #[doc(hidden)]
@@ -94,12 +92,9 @@ pub enum ToolboxError {
 #[derive(Default)]
 pub(crate) struct Table {
     entries: Vec<ToolEntry>,
-    /// The place of each tool in `entries`, by the hash of its name: the names are not
-    /// stored twice. Hashed with foldhash, seeded per process, which is fast on short
-    /// keys; std's SipHash is not needed here (the keys are the program's own names,
-    /// fixed before any call: a model's name can only be looked up, never added).
-    index: hashbrown::HashTable<usize>,
-    hasher: foldhash::fast::RandomState,
+    /// The place of each tool in `entries`, by the hash of its name (the names are not
+    /// stored twice).
+    index: NameIndex,
     /// The names prepared for "did you mean", on the first unknown name of a large table.
     near: std::sync::OnceLock<crate::nearest::Names>,
 }
@@ -114,12 +109,11 @@ impl Table {
         if !crate::schema::is_valid_name(&entry.name) {
             return Err(ToolboxError::InvalidName(entry.name.into_owned()));
         }
-        let hash = self.hash(&entry.name);
-        if self.position(hash, &entry.name).is_some() {
+        if self.position(&entry.name).is_some() {
             return Err(ToolboxError::DuplicateName(entry.name.into_owned()));
         }
-        let Table { entries, index, hasher, .. } = self;
-        index.insert_unique(hash, entries.len(), |&i| name_hash(hasher, &entries[i].name));
+        let Table { entries, index, .. } = self;
+        index.insert(&entry.name, entries.len(), |i| &entries[i].name);
         entries.push(entry);
         self.near = std::sync::OnceLock::new();
         Ok(())
@@ -128,7 +122,7 @@ impl Table {
     /// Puts `entry` in place of the tool of its name; `false` (and no change) if there
     /// is none.
     pub(crate) fn replace(&mut self, entry: ToolEntry) -> bool {
-        match self.position(self.hash(&entry.name), &entry.name) {
+        match self.position(&entry.name) {
             Some(i) => {
                 self.entries[i] = entry;
                 true
@@ -137,27 +131,23 @@ impl Table {
         }
     }
 
-    /// The tool of this name, and its place in the table.
+    /// The place in the table of the tool of this name (a place, not the tool: returned
+    /// in a register).
     #[inline]
-    pub(crate) fn find(&self, name: &str) -> Option<(usize, &dyn Runnable)> {
-        if self.entries.len() <= SCAN {
-            // Lengths first: most names differ in length, and a compare of the bytes is
-            // a call.
-            let found = self.entries.iter().position(|e| e.name.len() == name.len() && e.name.as_ref() == name);
-            return found.map(|i| (i, &*self.entries[i].tool));
-        }
-        self.position(self.hash(name), name).map(|i| (i, &*self.entries[i].tool))
+    pub(crate) fn find(&self, name: &str) -> Option<usize> {
+        self.position(name)
     }
 
+    /// The tool at a place [`find`](Table::find) gave.
     #[inline]
-    fn hash(&self, name: &str) -> u64 {
-        name_hash(&self.hasher, name)
+    pub(crate) fn tool(&self, place: usize) -> &dyn Runnable {
+        &*self.entries[place].tool
     }
 
-    /// The place of the tool named `name`, whose hash is `hash`.
+    /// The place of the tool named `name`.
     #[inline]
-    fn position(&self, hash: u64, name: &str) -> Option<usize> {
-        self.index.find(hash, |&i| self.entries[i].name == name).copied()
+    fn position(&self, name: &str) -> Option<usize> {
+        self.index.find(name, |i| &self.entries[i].name)
     }
 
     pub(crate) fn entries(&self) -> &[ToolEntry] {
@@ -165,20 +155,12 @@ impl Table {
     }
 
     pub(crate) fn spec(&self, name: &str) -> Option<&ToolSpec> {
-        self.find(name).map(|(_, t)| t.spec())
+        self.find(name).map(|i| self.tool(i).spec())
     }
 
     pub(crate) fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
         self.entries.iter().map(|e| e.tool.spec())
     }
-}
-
-/// A name's hash: its bytes alone (equal names are equal strings; no terminator needed).
-#[inline]
-fn name_hash(hasher: &foldhash::fast::RandomState, name: &str) -> u64 {
-    let mut h = hasher.build_hasher();
-    h.write(name.as_bytes());
-    h.finish()
 }
 
 /// The message for a call naming no tool: the available names, and the nearest one when
