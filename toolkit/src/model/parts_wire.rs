@@ -6,7 +6,9 @@ use serde_json::{Value, json};
 
 use super::http::Transport;
 use super::{Message, ModelRequest};
-use crate::parts::{IMAGE_TYPES, Part};
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+use crate::parts::IMAGE_TYPES;
+use crate::parts::Part;
 
 impl<'a> ModelRequest<'a> {
     /// The same request with another conversation (a client's fitted copy).
@@ -47,6 +49,7 @@ impl Transport {
     }
 }
 
+#[cfg(feature = "openai")]
 /// `data:{mime};base64,{data}`: how OpenAI's APIs take inline bytes.
 pub(super) fn data_url(mime: &str, data: &[u8]) -> String {
     format!("data:{mime};base64,{}", crate::parts::base64(data))
@@ -77,6 +80,7 @@ fn what(part: &Part) -> String {
     }
 }
 
+#[cfg(feature = "anthropic")]
 /// Anthropic's `tool_result` `content`: the text as it always was when there are no
 /// parts; else blocks: the text, then each part in order, an `image` (PNG, JPEG, GIF,
 /// WebP), a `document` (a PDF in base64, or a text file as a plain-text source, titled
@@ -112,6 +116,7 @@ pub(super) fn anthropic_content(content: &str, parts: &[Part]) -> Value {
     Value::Array(blocks)
 }
 
+#[cfg(feature = "openai")]
 /// The Responses API's `function_call_output` `output`: the text when there are no
 /// parts; else a list: `input_text`, then each part, an `input_image` (a data URL) or an
 /// `input_file` (`filename`, `file_data` as a data URL), or an `input_text` for a link
@@ -140,10 +145,12 @@ pub(super) fn responses_output(content: &str, parts: &[Part]) -> Value {
     Value::Array(items)
 }
 
+#[cfg(feature = "gemini")]
 /// The types Gemini takes inline in a function response (Gemini 3's multimodal function
 /// responses).
 const GEMINI_TYPES: [&str; 5] = ["image/png", "image/jpeg", "image/webp", "application/pdf", "text/plain"];
 
+#[cfg(feature = "gemini")]
 /// Gemini's function response with parts: the `response`'s text (with a line for each
 /// part it cannot take, and each link), and `parts` of `inlineData` (`mimeType`, `data`,
 /// `displayName`: a file's name, or `image_1.png`) for the images, PDFs and text files it
@@ -179,6 +186,7 @@ pub(super) fn gemini_parts(content: &str, parts: &[Part]) -> (String, Option<Val
     (text, (!inline.is_empty()).then_some(Value::Array(inline)))
 }
 
+#[cfg(feature = "gemini")]
 fn extension(mime: &str) -> &str {
     match mime {
         "image/jpeg" => "jpg",
@@ -186,6 +194,7 @@ fn extension(mime: &str) -> &str {
     }
 }
 
+#[cfg(feature = "openai")]
 /// Chat Completions takes only text in a `role: "tool"` message: the text, and a line
 /// per part saying where it went.
 pub(super) fn chat_tool_text(content: &str, parts: &[Part]) -> String {
@@ -203,6 +212,7 @@ pub(super) fn chat_tool_text(content: &str, parts: &[Part]) -> String {
     text
 }
 
+#[cfg(feature = "openai")]
 /// The user-message content part of Chat Completions for a part: `image_url` (a data
 /// URL), `input_audio` (WAV or MP3, base64), or `file` (`filename`, `file_data`).
 fn chat_part(part: &Part) -> Option<Value> {
@@ -220,6 +230,7 @@ fn chat_part(part: &Part) -> Option<Value> {
     })
 }
 
+#[cfg(feature = "openai")]
 /// The `role: "user"` message that follows a turn's tool messages in Chat Completions
 /// when their results carried parts: for each call's parts, a text part naming the call,
 /// then the parts. `None` when no result of the turn has a part Chat Completions takes.
