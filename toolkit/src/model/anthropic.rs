@@ -35,7 +35,8 @@ use serde_json::{Map, Value, json};
 
 use super::claude_reply::{ECHO, FINAL_ANSWER, final_answer, reply_of};
 use super::claude_stream::ClaudeChunks;
-use super::http::{Auth, Defaults, Settings, Transport, head};
+use super::error_text::head;
+use super::http::{Auth, Defaults, Settings, Transport};
 use super::sse;
 use super::{Echo, Message, Model, ModelError, ModelReply, ModelRequest, ModelStream, ToolChoice, Usage};
 use crate::schema::ANTHROPIC_CODE_EXECUTION;

@@ -81,7 +81,7 @@ impl OpenAiEmbeddings {
         };
         let text = self.transport.post(&body).await?;
         let reply: Reply = serde_json::from_str(&text).map_err(|e| ModelError::MalformedResponse {
-            message: format!("no embeddings in it ({e}): {}", super::http::head_with_ellipsis(&text, 200)),
+            message: format!("no embeddings in it ({e}): {}", super::error_text::head_with_ellipsis(&text, 200)),
         })?;
         let mut data = reply.data;
         data.sort_by_key(|d| d.index);

@@ -37,7 +37,8 @@ use serde_json::{Map, Value, json};
 
 use std::collections::VecDeque;
 
-use super::http::{Auth, Defaults, Settings, Transport, head, unique};
+use super::error_text::head;
+use super::http::{Auth, Defaults, Settings, Transport, unique};
 use super::sse::{self, Chunks, Problem};
 use super::{AssistantMessage, FinishReason, Message, Model, ModelError, ModelReply, ModelRequest, ToolChoice, Usage};
 use super::{ModelEvent, ModelStream};

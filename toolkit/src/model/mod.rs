@@ -57,6 +57,8 @@ mod claude_reply;
 mod claude_stream;
 #[cfg(feature = "openai")]
 mod embeddings;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+mod error_text;
 #[cfg(feature = "gemini")]
 mod gemini;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::chat_stream::ChatChunks;
-use super::http::{Auth, Defaults, Settings, Transport, head, unique};
+use super::error_text::head;
+use super::http::{Auth, Defaults, Settings, Transport, unique};
 use super::openai_wire::{Custom, WireUsage, google_signature};
 use super::sse;
 use super::{

@@ -28,7 +28,8 @@ use serde_json::{Map, Value, json};
 
 use std::collections::VecDeque;
 
-use super::http::{Settings, Transport, head, unique};
+use super::error_text::head;
+use super::http::{Settings, Transport, unique};
 use super::openai_wire::Custom;
 use super::sse::{self, Chunks, Problem};
 use super::{

@@ -10,7 +10,8 @@ use futures_util::stream::BoxStream;
 use futures_util::{StreamExt, TryStreamExt};
 use serde::Serialize;
 
-use super::http::{MAX_REPLY, MESSAGE_CHARS, Transport, head, head_with_ellipsis};
+use super::error_text::{MESSAGE_CHARS, head, head_with_ellipsis};
+use super::http::{MAX_REPLY, Transport};
 use super::{ModelError, ModelEvent, ModelStream};
 
 /// What a provider does with each event of its stream.
