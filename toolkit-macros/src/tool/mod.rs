@@ -12,12 +12,14 @@ mod json;
 mod model;
 mod param;
 mod parse;
+mod placeholder;
 mod retry;
 
-pub use expand::{companions, orphan_method_accessor, placeholder, unmarked_method};
+pub use expand::companions;
 pub use model::{Site, build};
 pub use param::clean_signature;
 pub use parse::ToolOptions;
+pub use placeholder::{orphan_method_accessor, placeholder, unmarked_method};
 
 use proc_macro2::TokenStream;
 use quote::quote;
