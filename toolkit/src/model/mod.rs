@@ -73,6 +73,8 @@ mod parts_wire;
 #[cfg(feature = "openai")]
 mod responses;
 #[cfg(feature = "openai")]
+mod responses_reply;
+#[cfg(feature = "openai")]
 mod responses_stream;
 #[cfg(feature = "openai")]
 mod responses_tools;

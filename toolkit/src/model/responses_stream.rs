@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::ModelEvent;
 use super::openai_wire::Custom;
-use super::responses::parse_reply;
+use super::responses_reply::parse_reply;
 use super::sse::{Chunks, Problem};
 
 /// A streamed Responses-API reply: deltas as they come, the reply itself from the
