@@ -154,21 +154,27 @@ async fn a_time_to_live_of_duration_max_is_the_longest_redis_keeps() {
     }
 }
 
+/// A toolbox whose one tool, `wipe`, is destructive and gated by approvals kept in
+/// `redis`, and the approvals as a UI in another process sees them.
+fn gated_wipe(redis: &RedisServer) -> (Arc<Toolbox>, toolkit::hooks::RedisApprovals) {
+    use toolkit::hooks::{ApprovalGate, RedisApprovals};
+    let store = RedisStore::open(&redis.url()).unwrap().with_timeout(Duration::from_secs(1));
+    let spec = ToolSpec::new("wipe", "Wipe it.", json!({"type": "object", "properties": {}}))
+        .with_annotations(toolkit::Annotations { destructive: true, ..Default::default() });
+    let mut tools = Toolbox::new().with_hook(ApprovalGate::new(RedisApprovals::new(&store)).destructive());
+    tools.add_dynamic(FnTool::new(spec, |_| async { Ok(Output::text("wiped")) })).unwrap();
+    (Arc::new(tools), RedisApprovals::new(&store))
+}
+
 /// A request whose call ends without an answer (cancelled, or cut by the gate's hook
 /// timeout) is withdrawn: the UI no longer lists it, and answering it says `false`
 /// (before, it stayed pending until its wait ran out, and an answer was accepted for a
 /// call that had already ended).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_whose_call_ends_unanswered_is_withdrawn() {
-    use toolkit::hooks::{Approval, ApprovalGate, RedisApprovals};
+    use toolkit::hooks::Approval;
     let Some(redis) = RedisServer::start() else { return };
-    let store = RedisStore::open(&redis.url()).unwrap().with_timeout(Duration::from_secs(1));
-    let spec = ToolSpec::new("wipe", "Wipe it.", json!({"type": "object", "properties": {}}))
-        .with_annotations(toolkit::Annotations { destructive: true, ..Default::default() });
-    let mut tools = Toolbox::new().with_hook(ApprovalGate::new(RedisApprovals::new(&store)).destructive());
-    tools.add_dynamic(FnTool::new(spec, |_| async { Ok(Output::text("wiped")) })).unwrap();
-    let tools = Arc::new(tools);
-    let ui = RedisApprovals::new(&store);
+    let (tools, ui) = gated_wipe(&redis);
     let call = {
         let tools = Arc::clone(&tools);
         tokio::spawn(async move { tools.call(ToolCall::new("1", "wipe", "{}")).await })
@@ -198,15 +204,8 @@ async fn a_request_whose_call_ends_unanswered_is_withdrawn() {
 /// ahead of the write, those left a request listed until its wait ran out (five minutes).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_cancelled_at_any_point_leaves_no_request_pending() {
-    use toolkit::hooks::{ApprovalGate, RedisApprovals};
     let Some(redis) = RedisServer::start() else { return };
-    let store = RedisStore::open(&redis.url()).unwrap().with_timeout(Duration::from_secs(1));
-    let spec = ToolSpec::new("wipe", "Wipe it.", json!({"type": "object", "properties": {}}))
-        .with_annotations(toolkit::Annotations { destructive: true, ..Default::default() });
-    let mut tools = Toolbox::new().with_hook(ApprovalGate::new(RedisApprovals::new(&store)).destructive());
-    tools.add_dynamic(FnTool::new(spec, |_| async { Ok(Output::text("wiped")) })).unwrap();
-    let tools = Arc::new(tools);
-    let ui = RedisApprovals::new(&store);
+    let (tools, ui) = gated_wipe(&redis);
     for turns in 0..80 {
         let call = {
             let tools = Arc::clone(&tools);
