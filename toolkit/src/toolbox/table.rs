@@ -109,7 +109,7 @@ impl Table {
         if !crate::schema::is_valid_name(&entry.name) {
             return Err(ToolboxError::InvalidName(entry.name.into_owned()));
         }
-        if self.position(&entry.name).is_some() {
+        if self.find(&entry.name).is_some() {
             return Err(ToolboxError::DuplicateName(entry.name.into_owned()));
         }
         let Table { entries, index, .. } = self;
@@ -122,7 +122,7 @@ impl Table {
     /// Puts `entry` in place of the tool of its name; `false` (and no change) if there
     /// is none.
     pub(crate) fn replace(&mut self, entry: ToolEntry) -> bool {
-        match self.position(&entry.name) {
+        match self.find(&entry.name) {
             Some(i) => {
                 self.entries[i] = entry;
                 true
@@ -135,19 +135,13 @@ impl Table {
     /// in a register).
     #[inline]
     pub(crate) fn find(&self, name: &str) -> Option<usize> {
-        self.position(name)
+        self.index.find(name, |i| &self.entries[i].name)
     }
 
     /// The tool at a place [`find`](Table::find) gave.
     #[inline]
     pub(crate) fn tool(&self, place: usize) -> &dyn Runnable {
         &*self.entries[place].tool
-    }
-
-    /// The place of the tool named `name`.
-    #[inline]
-    fn position(&self, name: &str) -> Option<usize> {
-        self.index.find(name, |i| &self.entries[i].name)
     }
 
     pub(crate) fn entries(&self) -> &[ToolEntry] {
