@@ -660,3 +660,30 @@ async fn a_tool_error_keeps_the_kind_and_detail_the_tool_gave_it() {
     assert_eq!(missing.kind(), Some(ErrorKind::ToolFailed));
     assert_eq!(missing.content, "no such file");
 }
+
+/// A call's future holds its call once: awaiting many calls at once (`call_all`, a
+/// `join` of calls, a spawned task) costs their memory, and every future is moved
+/// before it is first polled. An `async fn` that takes the call, or a match on "done or
+/// waiting" whose waiting part is awaited in the arm, would hold the call's strings
+/// twice (`call` measured 288 bytes that way, `call_in` 408, `call_ref` 248).
+#[test]
+fn a_call_future_holds_the_call_once() {
+    let tools = weather();
+    let scope = Scope::default();
+    let owned = std::mem::size_of::<ToolCall>();
+    let borrowed = std::mem::size_of::<ToolCallRef<'_>>();
+    let room = 128;
+    let sizes = [
+        ("call", std::mem::size_of_val(&tools.call(call("get_weather", "{}"))), owned),
+        ("call_in", std::mem::size_of_val(&tools.call_in(call("get_weather", "{}"), &scope)), owned),
+        ("call_ref", std::mem::size_of_val(&tools.call_ref(ToolCallRef::new("1", "get_weather", "{}"))), borrowed),
+        (
+            "call_ref_in",
+            std::mem::size_of_val(&tools.call_ref_in(ToolCallRef::new("1", "get_weather", "{}"), &scope)),
+            borrowed,
+        ),
+    ];
+    for (method, size, call) in sizes {
+        assert!(size <= call + room, "the future of `{method}` is {size} bytes: more than its call ({call}) + {room}");
+    }
+}
