@@ -81,10 +81,12 @@ impl Toolbox {
         clock: Clock,
         started: Started<'a>,
     ) -> Ended {
-        let guard = clock.map(|clock| Unfinished { toolbox: self, scope, call, clock });
+        let mut guard = clock.map(|clock| Unfinished { toolbox: self, scope, call, clock, armed: true });
         let finished = self.wait(started, &span, clock).await;
         // Finished: the caller makes the call's one record, in the same poll.
-        std::mem::forget(guard);
+        if let Some(guard) = &mut guard {
+            guard.armed = false;
+        }
         self.observed_end(&span, clock, finished)
     }
 
@@ -217,8 +219,6 @@ impl Toolbox {
     }
 }
 
-/// The end of an observed call: its outcome on the span; its record still to be made
-/// when a sink wants one.
 /// How much of the arguments or the result a span carries, in characters.
 const SPAN_CONTENT_CHARS: usize = 4096;
 
@@ -229,18 +229,23 @@ pub(super) fn clock() -> (SystemTime, Instant) {
     (SystemTime::now(), Instant::now())
 }
 
-/// An observed call that has not ended yet. Dropped before it is forgotten (the
-/// caller dropped the call's future), it delivers the call's record as
+/// An observed call that has not ended yet. Dropped while still armed (the caller
+/// dropped the call's future), it delivers the call's record as
 /// [`Outcome::Cancelled`], so that every call has exactly one record.
 struct Unfinished<'a> {
     toolbox: &'a Toolbox,
     scope: &'a Scope,
     call: ToolCallRef<'a>,
     clock: (SystemTime, Instant),
+    /// Cleared when the call ends: its record is then made by the caller.
+    armed: bool,
 }
 
 impl Drop for Unfinished<'_> {
     fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
         let (started_at, started) = self.clock;
         let record = CallRecord {
             call_id: self.call.id.to_owned(),
