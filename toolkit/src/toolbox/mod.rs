@@ -8,17 +8,14 @@
 mod names;
 mod observe;
 mod search;
+mod settle;
 mod table;
 
 use std::fmt;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
-use std::task::{Context, Poll};
-use std::time::{Instant, SystemTime};
 
 use futures_util::StreamExt;
-use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 pub use crate::limits::Limits;
@@ -30,12 +27,13 @@ pub use table::ToolboxError;
 use crate::call::{Output, ToolCall, ToolCallRef, ToolResult};
 use crate::context::State;
 use crate::error::ToolError;
-use crate::exec::{self, Env, Finished, Guard, HookEnv, Matched, Plan, Started};
+use crate::exec::{self, Env, Guard, HookEnv, Matched, Plan, Started};
 use crate::hook::{DuplicateHook, Hook, Hooks, NO_SCOPE, Scope};
 use crate::record::{RecordSink, Sinks};
 use crate::schema::{Incompatibility, Target};
 use crate::spec::ToolSpec;
 use crate::tool::Tool;
+use settle::{Begun, Ended, Settle, settled};
 use table::{Table, unknown_tool};
 
 /// The tools a model may call, and the table that executes its calls.
@@ -535,73 +533,5 @@ fn plain_result(call: ToolCall, outcome: Result<Output, ToolError>) -> ToolResul
             ToolResult { call_id: id, name, content, parts, error: None }
         }
         Err(error) => ToolResult::failed(id, name, error),
-    }
-}
-
-/// How a [`Begun`] call ends: at once, or once what is left is awaited. Written so that
-/// the `Begun` is gone before the await: `match begun { Done(e) => e, Waiting(rest) =>
-/// rest.await }` keeps the matched value alive across the await, and the future of
-/// `Toolbox::call` grows from 184 bytes to 288 (it is moved before it is polled: about
-/// 35 instructions a call, `benches/instructions.sh`).
-macro_rules! settled {
-    ($begun:expr) => {
-        'ended: {
-            let rest = match $begun {
-                Begun::Done(ended) => break 'ended ended,
-                Begun::Waiting(rest) => rest,
-            };
-            rest.await
-        }
-    };
-}
-use settled;
-
-/// A call once started: how it ended, or what is left to await.
-enum Begun<'a> {
-    Done(Ended),
-    Waiting(Settle<'a>),
-}
-
-/// How a call ended, before its result is made.
-pub(super) enum Ended {
-    /// No sink wants its record: the output, or the error.
-    Plain(Result<Output, ToolError>),
-    /// Its record is to be made (see [`Toolbox::conclude`]): how it ended, and when it
-    /// started.
-    Recorded(Finished, (SystemTime, Instant)),
-}
-
-impl Ended {
-    /// A call that ended, recorded when it was timed (`clock`, for a sink).
-    #[inline]
-    fn of(finished: Finished, clock: observe::Clock) -> Self {
-        match clock {
-            Some(clock) => Ended::Recorded(finished, clock),
-            None => Ended::Plain(finished.result),
-        }
-    }
-}
-
-/// What is left of a call after its synchronous start: one hand-written future, so the
-/// future of `Toolbox::call` stays small (it is moved before it is polled).
-enum Settle<'a> {
-    /// The tool's own future, under its guard.
-    Running(Guard<'a>),
-    /// The hooked call.
-    Hooked(BoxFuture<'a, Finished>),
-    /// An observed call (span, records) or one global hooks act on.
-    Observed(BoxFuture<'a, Ended>),
-}
-
-impl Future for Settle<'_> {
-    type Output = Ended;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        // Every variant is `Unpin` (the futures inside are boxed).
-        match self.get_mut() {
-            Settle::Running(guard) => Pin::new(guard).poll(cx).map(Ended::Plain),
-            Settle::Hooked(hooked) => hooked.as_mut().poll(cx).map(|f| Ended::Plain(f.result)),
-            Settle::Observed(observed) => observed.as_mut().poll(cx),
-        }
     }
 }

@@ -8,14 +8,12 @@ use std::time::{Instant, SystemTime};
 
 use tracing::{Instrument, Span};
 
-use super::{Begun, Ended, Settle, Toolbox};
+use super::Toolbox;
+use super::settle::{Begun, Clock, Ended, Settle};
 use crate::call::{ToolCallRef, ToolResult};
 use crate::exec::{Finished, Guard, HookEnv, Report, Started};
 use crate::hook::{Hook, Hooks, Scope};
 use crate::record::{CallRecord, Outcome};
-
-/// When an observed call started, for its record.
-pub(super) type Clock = Option<(SystemTime, Instant)>;
 
 impl Toolbox {
     /// The synchronous start of an observed call that no global hook acts on: a call that
