@@ -347,7 +347,8 @@ impl Toolbox {
     /// Executes one call for a [`Scope`]: its hooks act after the global and toolbox
     /// hooks of the same priority, and its labels (agent, task, session) reach hooks and
     /// records.
-    // Not an `async fn`, as `call` (the `ToolCall` held once: 304 bytes rather than 408).
+    // Not an `async fn`, as `call`: its future holds the `ToolCall` once (192 bytes, where
+    // the `async fn` with the same body measured 304).
     #[allow(clippy::manual_async_fn)]
     pub fn call_in<'a>(&'a self, call: ToolCall, scope: &'a Scope) -> impl Future<Output = ToolResult> + Send + 'a {
         async move {
