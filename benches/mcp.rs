@@ -13,7 +13,11 @@
 //!    server process's stdin and reading the answer from its stdout (real pipes, one call
 //!    in flight at a time), the server being this binary started with `--stdio-server`.
 //!
-//! Both run on a current-thread Tokio runtime. After criterion's groups, a summary
+//! 3. **HTTP round trips**: the same call as a stateless (2026-07-28) `POST` to the
+//!    server of `McpServer::bind_http` on loopback, one call in flight on one kept-alive
+//!    connection (client and server in this process).
+//!
+//! All run on a current-thread Tokio runtime. After criterion's groups, a summary
 //! (interleaved timings, medians of batches, same process) is printed for the README.
 //! Under `cargo test --benches` each benchmark runs once and the summary only a few
 //! iterations, checking that every path answers `3`.
@@ -123,6 +127,44 @@ impl InProcess {
         // A known tool answers `ok`; a name no tool has is invalid params.
         assert!(answer.contains("\"ok\"") || answer.contains("\"code\":-32602"), "{answer}");
         answer.len()
+    }
+}
+
+/// A client of the HTTP server (`McpServer::bind_http`) on loopback: one stateless
+/// (2026-07-28) `tools/call` of `add` at a time, on one kept-alive connection.
+struct HttpClient {
+    client: reqwest::Client,
+    url: String,
+    body: String,
+    text: String,
+}
+
+impl HttpClient {
+    async fn start(tools: Arc<Toolbox>) -> HttpClient {
+        let http = McpServer::new(tools).bind_http("127.0.0.1:0").await.expect("bind");
+        let url = http.url();
+        tokio::spawn(http.run());
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": meta}});
+        HttpClient { client: reqwest::Client::new(), url, body: body.to_string(), text: String::new() }
+    }
+
+    /// One `tools/call` of `add`, answered.
+    async fn call(&mut self) -> usize {
+        let response = self
+            .client
+            .post(&self.url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "tools/call")
+            .header("Mcp-Name", "add")
+            .body(self.body.clone())
+            .send()
+            .await
+            .expect("send");
+        self.text = response.text().await.expect("answer");
+        self.text.len()
     }
 }
 
@@ -265,7 +307,10 @@ fn summary(rt: &Runtime, batches: usize, per_batch: usize) {
     let mut stdio = StdioClient::start();
     stdio.call();
     check_answer(&stdio.line);
-    let mut times: [Vec<f64>; 5] = Default::default();
+    let mut http = rt.block_on(HttpClient::start(Arc::clone(&two)));
+    rt.block_on(http.call());
+    check_answer(&http.text);
+    let mut times: [Vec<f64>; 6] = Default::default();
     for _ in 0..batches {
         let start = Instant::now();
         rt.block_on(async {
@@ -300,9 +345,17 @@ fn summary(rt: &Runtime, batches: usize, per_batch: usize) {
             black_box(stdio.call());
         }
         times[4].push(start.elapsed().as_secs_f64());
+        let start = Instant::now();
+        rt.block_on(async {
+            for _ in 0..per_batch {
+                black_box(http.call().await);
+            }
+        });
+        times[5].push(start.elapsed().as_secs_f64());
     }
     let per_call = |i: usize| median(times[i].clone()) / per_batch as f64 * 1e6;
     let (tb2, mcp2, tb50, mcp50, rt_stdio) = (per_call(0), per_call(1), per_call(2), per_call(3), per_call(4));
+    let rt_http = per_call(5);
     println!();
     println!("## MCP server: per-call cost ({batches} interleaved batches of {per_batch} calls, medians)");
     println!();
@@ -316,6 +369,10 @@ fn summary(rt: &Runtime, batches: usize, per_batch: usize) {
     println!(
         "stdio round trips (one call in flight, real pipes, separate server process): {rt_stdio:.1} µs each, {:.0} calls/s",
         1e6 / rt_stdio
+    );
+    println!(
+        "HTTP round trips (one call in flight, loopback, one kept-alive connection, same process): {rt_http:.1} µs each, {:.0} calls/s",
+        1e6 / rt_http
     );
 }
 
@@ -351,6 +408,10 @@ fn main() {
         let mut group = criterion.benchmark_group("mcp_stdio");
         let mut stdio = StdioClient::start();
         group.bench_function("round_trip/2_tools", |b| b.iter(|| stdio.call()));
+        group.finish();
+        let mut group = criterion.benchmark_group("mcp_http");
+        let mut http = rt.block_on(HttpClient::start(toolbox(2)));
+        group.bench_function("round_trip/2_tools", |b| b.iter(|| rt.block_on(http.call())));
         group.finish();
     }
     criterion.final_summary();
