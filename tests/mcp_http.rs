@@ -296,9 +296,9 @@ async fn fifty_clients_two_hundred_calls_each_all_answered_and_audited_once() {
     // The clients are built first: building one loads the platform's certificates (about
     // 20 ms of CPU in a test build), and 50 of them built inside the tasks kept the two
     // worker threads busy while connections already opened sat unused. On a loaded
-    // machine that passed a second, and more than 32 connections from one address that
+    // machine that can pass a second, and more than 32 connections from one address that
     // have sent nothing for a second are closed by design (`with_max_idle_per_peer`):
-    // the calls on them failed with "error sending request".
+    // the calls on them fail with "error sending request" (seen once, in CI).
     let built: Vec<reqwest::Client> = (0..50).map(|_| reqwest::Client::new()).collect();
     let started = Instant::now();
     let clients: Vec<_> = (0..50u64)
