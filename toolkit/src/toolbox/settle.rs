@@ -23,8 +23,8 @@ macro_rules! settled {
     ($begun:expr) => {
         'ended: {
             let rest = match $begun {
-                Begun::Done(ended) => break 'ended ended,
-                Begun::Waiting(rest) => rest,
+                $crate::toolbox::settle::Begun::Done(ended) => break 'ended ended,
+                $crate::toolbox::settle::Begun::Waiting(rest) => rest,
             };
             rest.await
         }
