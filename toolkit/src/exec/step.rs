@@ -16,7 +16,24 @@ pub(crate) fn start_step<'a, T>(
     hook: &Hook,
     start: impl FnOnce() -> HookStep<'a, T>,
 ) -> Result<Result<T, HookError>, BoxFuture<'a, Result<T, HookError>>> {
-    match catch_unwind(AssertUnwindSafe(start)) {
+    settle_step(hook, catch_step(start))
+}
+
+/// Runs the start of one hook step under a panic guard; [`settle_step`] says what came of
+/// it (the pipeline reads the usual answer first, where it was written).
+#[inline(always)]
+pub(crate) fn catch_step<'a, T>(start: impl FnOnce() -> HookStep<'a, T>) -> std::thread::Result<HookStep<'a, T>> {
+    catch_unwind(AssertUnwindSafe(start))
+}
+
+/// What a started hook step (see [`start_step`]) comes to: `Ok(result)` when it
+/// finished, `Err(future)` when it has to wait.
+#[inline]
+pub(crate) fn settle_step<'a, T>(
+    hook: &Hook,
+    step: std::thread::Result<HookStep<'a, T>>,
+) -> Result<Result<T, HookError>, BoxFuture<'a, Result<T, HookError>>> {
+    match step {
         Ok(HookStep::Ready(result)) => Ok(result),
         // A hook that says it never waits may run in a call that is never polled again.
         Ok(HookStep::Pending(_)) if hook.is_sync() => {
