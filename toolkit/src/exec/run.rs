@@ -142,14 +142,9 @@ impl<'c> Run<'c> {
                 tool: call.name,
                 raw: call.arguments,
                 spec,
-                agent: hooked.scope.agent.as_deref(),
-                task: hooked.scope.task.as_deref(),
-                session: hooked.scope.session.as_deref(),
                 state: env.state,
                 attempt: 1,
-                run: hooked.scope.run.as_deref(),
-                decision: hooked.scope.decision(call.id),
-                progress: hooked.scope.progress.as_ref(),
+                scope: hooked.scope,
             },
             plan,
             limits: env.limits,
@@ -248,7 +243,7 @@ impl<'c> Run<'c> {
     /// arguments as they are now are what the decision will be asked about).
     #[cold]
     fn deferred(&mut self, hook: &Hook, reason: String, slot: &mut Slot<'_>, attempt: &mut Attempt) -> Option<Before> {
-        if let Some(decided) = self.info.decision.filter(|_| !attempt.decided) {
+        if let Some(decided) = self.info.decided().filter(|_| !attempt.decided) {
             attempt.decided = true;
             if crate::digest::arguments_digest(slot.json_ref(self.info.raw)) == decided.digest {
                 return match &decided.approval {
@@ -308,8 +303,8 @@ impl<'c> Run<'c> {
         let args = slot.take().ok_or_else(not_ready)?;
         let cx = CallContext::new(self.info.call_id, spec, self.info.state)
             .keeping_raw(self.plan.raw)
-            .in_run(self.info.run, self.info.raw)
-            .reporting(self.info.progress);
+            .in_run(self.info.run(), self.info.raw)
+            .reporting(self.info.progress());
         crate::call::checked(guarded(&spec.name, || tool.run_now(args, &cx)), self.limits.max_result_bytes)
     }
 
@@ -327,8 +322,8 @@ impl<'c> Run<'c> {
         let args = slot.take().ok_or_else(not_ready)?;
         let cx = CallContext::new(self.info.call_id, spec, self.info.state)
             .keeping_raw(self.plan.raw)
-            .in_run(self.info.run, self.info.raw)
-            .reporting(self.info.progress);
+            .in_run(self.info.run(), self.info.raw)
+            .reporting(self.info.progress());
         match catch_unwind(AssertUnwindSafe(|| tool.run(args, cx))) {
             Ok(running) => Guard::new(running, spec, self.limits).await,
             Err(payload) => Err(panicked(&spec.name, payload.as_ref())),

@@ -78,20 +78,33 @@ pub(crate) trait ArgsSlot: Send {
 }
 
 /// What every hook context knows about its call.
-#[derive(Debug)]
 pub struct CallInfo<'a> {
     pub(crate) call_id: &'a str,
     pub(crate) tool: &'a str,
     pub(crate) raw: &'a str,
     pub(crate) spec: Option<&'a ToolSpec>,
-    pub(crate) agent: Option<&'a str>,
-    pub(crate) task: Option<&'a str>,
-    pub(crate) session: Option<&'a str>,
     pub(crate) state: &'a State,
     pub(crate) attempt: u32,
-    pub(crate) run: Option<&'a str>,
-    pub(crate) decision: Option<&'a super::decision::Decided>,
-    pub(crate) progress: Option<&'a crate::progress::ProgressTo>,
+    /// The call's scope: its labels, run, decisions and progress are read from it when
+    /// asked (copying them out at every hooked call cost about 30 instructions).
+    pub(crate) scope: &'a super::Scope,
+}
+
+impl fmt::Debug for CallInfo<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallInfo")
+            .field("call_id", &self.call_id)
+            .field("tool", &self.tool)
+            .field("raw", &self.raw)
+            .field("spec", &self.spec.map(|s| &s.name))
+            .field("agent", &self.agent())
+            .field("task", &self.task())
+            .field("session", &self.session())
+            .field("attempt", &self.attempt)
+            .field("run", &self.run())
+            .field("decision", &self.decision())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> CallInfo<'a> {
@@ -112,17 +125,17 @@ impl<'a> CallInfo<'a> {
 
     /// The agent label of the call's [`Scope`](crate::hook::Scope).
     pub fn agent(&self) -> Option<&'a str> {
-        self.agent
+        self.scope.agent.as_deref()
     }
 
     /// The task label.
     pub fn task(&self) -> Option<&'a str> {
-        self.task
+        self.scope.task.as_deref()
     }
 
     /// The session label.
     pub fn session(&self) -> Option<&'a str> {
-        self.session
+        self.scope.session.as_deref()
     }
 
     /// 1 for the first run, 2 for the first retry, and so on.
@@ -133,20 +146,30 @@ impl<'a> CallInfo<'a> {
     /// The run the call belongs to ([`Scope::with_run`](crate::Scope::with_run); agents
     /// set it).
     pub fn run(&self) -> Option<&'a str> {
-        self.run
+        self.scope.run.as_deref()
     }
 
     /// The call's idempotency key: the same for this call in every attempt, process and
     /// replay (see [`CallContext::idempotency_key`](crate::CallContext::idempotency_key)).
     pub fn idempotency_key(&self) -> String {
-        crate::digest::idempotency_key(self.run, self.call_id, self.raw)
+        crate::digest::idempotency_key(self.run(), self.call_id, self.raw)
     }
 
     /// The decision this call was resumed with, when a paused run was resumed with one
     /// for it ([`Agent::resume`](crate::agent::Agent::resume)). The pipeline applies it
     /// where a hook defers the call; a hook reads it to know the call was decided on.
     pub fn decision(&self) -> Option<&'a Approval> {
-        self.decision.map(|d| &d.approval)
+        self.decided().map(|d| &d.approval)
+    }
+
+    /// The decision this call was resumed with, with what it was made for.
+    pub(crate) fn decided(&self) -> Option<&'a super::decision::Decided> {
+        self.scope.decision(self.call_id)
+    }
+
+    /// Where the call's progress reports go.
+    pub(crate) fn progress(&self) -> Option<&'a crate::progress::ProgressTo> {
+        self.scope.progress.as_ref()
     }
 
     /// The toolbox's shared state.
