@@ -54,9 +54,19 @@ impl Extensions {
     }
 
     /// Removes and returns the value of type `T`.
+    #[inline]
     pub fn remove<T: Send + Sync + 'static>(&mut self) -> Option<T> {
-        self.map.as_mut()?.remove(&TypeId::of::<T>()).and_then(|b| b.downcast().ok().map(|b| *b))
+        // The map is usually empty (`None`): that answer is inlined, the lookup is not.
+        match &mut self.map {
+            None => None,
+            Some(map) => take(map),
+        }
     }
+}
+
+#[inline(never)]
+fn take<T: Send + Sync + 'static>(map: &mut HashMap<TypeId, Box<dyn Any + Send + Sync>>) -> Option<T> {
+    map.remove(&TypeId::of::<T>()).and_then(|b| b.downcast().ok().map(|b| *b))
 }
 
 /// The arguments of a call as hooks see them: the tool's typed struct, or a JSON object,
