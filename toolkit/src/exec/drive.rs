@@ -145,10 +145,7 @@ macro_rules! pipeline {
                     // hooks: 3,529 with, 3,633 without; 3,610 with the answer moved out
                     // through a helper returning the others).
                     std::mem::forget(step);
-                    let touched = call.touched;
-                    if fails_open {
-                        slot.disarm();
-                    }
+                    let touched = call.touched && !Run::undone(slot, fails_open, &Ok(Decision::Continue));
                     run.continued(hook, touched, attempt);
                     continue;
                 }
