@@ -600,7 +600,10 @@ async fn the_extension_map_carries_state_from_before_to_after_of_the_same_call_o
 async fn hooks_read_the_call_and_its_labels() {
     let seen = log();
     let s = Arc::clone(&seen);
+    let debugged = log();
+    let d = Arc::clone(&debugged);
     let tools = toolbox![add].with_hook(Hook::before("labels", move |call: &mut BeforeCall<'_>| {
+        d.lock().unwrap().push(format!("{:?}", &**call));
         s.lock().unwrap().push(format!(
             "{} {} {:?} {:?} {:?} read_only={}",
             call.call_id(),
@@ -615,6 +618,13 @@ async fn hooks_read_the_call_and_its_labels() {
     let (tools, records) = recorded(tools);
     tools.call_in(ToolCall::new("id-9", "add", r#"{"a":1,"b":1}"#), &scope).await;
     assert_eq!(entries(&seen), [r#"id-9 add Some("a") Some("t") Some("s") read_only=true"#]);
+    // What a hook logs with `{:?}`: the call and its scope's labels, the spec by its name.
+    assert_eq!(
+        entries(&debugged),
+        [
+            r#"CallInfo { call_id: "id-9", tool: "add", raw: "{\"a\":1,\"b\":1}", spec: Some("add"), agent: Some("a"), task: Some("t"), session: Some("s"), attempt: 1, run: None, decision: None, .. }"#
+        ]
+    );
     let record = records.lock().unwrap()[0].clone();
     assert_eq!(
         (record.agent.as_deref(), record.task.as_deref(), record.session.as_deref()),
