@@ -9,7 +9,7 @@ use std::time::{Instant, SystemTime};
 use tracing::{Instrument, Span};
 
 use super::Toolbox;
-use super::settle::{Begun, Clock, Ended, Settle};
+use super::settle::{Begun, Clock, Ended, Settle, StartedAt};
 use crate::call::{ToolCallRef, ToolResult};
 use crate::exec::{Finished, Guard, HookEnv, Report, Started};
 use crate::hook::{Hook, Hooks, Scope};
@@ -152,7 +152,7 @@ impl Toolbox {
         texts: [String; 3],
         scope: &Scope,
         finished: Finished,
-        (started_at, started): (SystemTime, Instant),
+        (started_at, started): StartedAt,
     ) -> ToolResult {
         let [call_id, tool, arguments] = texts;
         let Finished { result, outcome, report } = finished;
@@ -220,10 +220,9 @@ impl Toolbox {
 /// How much of the arguments or the result a span carries, in characters.
 const SPAN_CONTENT_CHARS: usize = 4096;
 
-/// When a recorded call starts: the wall clock for its record, the monotonic one for
-/// its duration.
+/// Reads the two clocks a recorded call starts with.
 #[inline]
-pub(super) fn clock() -> (SystemTime, Instant) {
+pub(super) fn clock() -> StartedAt {
     (SystemTime::now(), Instant::now())
 }
 
@@ -234,7 +233,7 @@ struct Unfinished<'a> {
     toolbox: &'a Toolbox,
     scope: &'a Scope,
     call: ToolCallRef<'a>,
-    clock: (SystemTime, Instant),
+    clock: StartedAt,
     /// Cleared when the call ends: its record is then made by the caller.
     armed: bool,
 }

@@ -11,8 +11,12 @@ use crate::call::Output;
 use crate::error::ToolError;
 use crate::exec::{Finished, Guard};
 
+/// When a recorded call started: the wall clock for its record, the monotonic clock for
+/// its duration.
+pub(super) type StartedAt = (SystemTime, Instant);
+
 /// When an observed call started, for its record (`None` when no sink wants one).
-pub(super) type Clock = Option<(SystemTime, Instant)>;
+pub(super) type Clock = Option<StartedAt>;
 
 /// How a [`Begun`] call ends: at once, or once what is left is awaited. Written so that
 /// the `Begun` is gone before the await: `match begun { Done(e) => e, Waiting(rest) =>
@@ -44,7 +48,7 @@ pub(super) enum Ended {
     Plain(Result<Output, ToolError>),
     /// Its record is to be made (see [`Toolbox::conclude`]): how it ended, and when it
     /// started.
-    Recorded(Finished, (SystemTime, Instant)),
+    Recorded(Finished, StartedAt),
 }
 
 impl Ended {
