@@ -166,7 +166,7 @@ impl AgentBuilder {
     }
 
     /// Makes the agent's runs durable over `store`: an
-    /// [`EffectLedger`](crate::hooks::EffectLedger) in it covers every `destructive`
+    /// [`EffectLedger`] in it covers every `destructive`
     /// tool and every call resumed with a decision, so each such call takes effect at
     /// most once across attempts, resumes, replays and processes. Use a store every
     /// process that may resume the agent's runs shares: a

@@ -18,7 +18,7 @@
 //! lists (an enum's variants, an internally tagged enum's tag, `one_of`, `items_one_of`:
 //! all an `enum` in the schema) is `constraint_violation`, however it is checked. One
 //! kind for one mistake; and that one, because `one_of`'s check is a
-//! [`Validate`](crate::Validate) impl, whose [`Violation`] carries no kind.
+//! [`Validate`] impl, whose [`Violation`] carries no kind.
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};

@@ -15,7 +15,7 @@
 //! | deferred tools ([`search`](crate::search)) | every tool sent, the deferred ones with `defer_loading: true`, and Anthropic's `tool_search_tool_bm25_20251119` instead of toolkit's `search_tools` (with the `advanced-tool-use-2025-11-20` beta); its `server_tool_use` and `tool_search_tool_result` blocks go back in the message's echo |
 //! | a typed answer ([`ResponseFormat`](super::ResponseFormat)) | a `final_answer` tool whose input is the answer, and `tool_choice: any` |
 //!
-//! `stop_reason` maps to [`FinishReason`]: `end_turn` and `stop_sequence` are `Stop`,
+//! `stop_reason` maps to [`FinishReason`](super::FinishReason): `end_turn` and `stop_sequence` are `Stop`,
 //! `tool_use` is `ToolCalls`, `max_tokens` is `Length`, `refusal` is `ContentFilter`,
 //! and any other (`pause_turn`, ...) is `Other` with its name.
 //!
@@ -24,7 +24,7 @@
 //! A reply with blocks that rebuilding the message from its text and calls would lose
 //! (`server_tool_use`, `code_execution_tool_result`, a `tool_use` whose `caller` is a
 //! program, thinking) keeps all its blocks and its `container` in
-//! [`AssistantMessage::echo`]: the next request sends them back exactly and names the
+//! [`AssistantMessage::echo`](super::AssistantMessage::echo): the next request sends them back exactly and names the
 //! container. The calls a program makes are ordinary tool calls to the toolbox.
 
 use std::fmt;

@@ -8,7 +8,7 @@
 //! | `Message::Tool` | a `function_call_output` item (`call_id`, `output`; the API has no error flag: a failure is told by its text) |
 //! | `ToolChoice::Auto` / `None` / `Required` / `Tool(name)` | `tool_choice` `auto` / `none` / `required` / `{"type": "function", "name"}` |
 //! | tools | [`Target::OpenAiResponses`](crate::Target::OpenAiResponses) exports (`strict` per tool, or for all when the request asks) |
-//! | a reply with a program (programmatic tool calling) | its output items but reasoning, sent back exactly ([`AssistantMessage::echo`]); the tools programs may call come with `allowed_callers` and `output_schema`, and the request with the `programmatic_tool_calling` tool |
+//! | a reply with a program (programmatic tool calling) | its output items but reasoning, sent back exactly ([`AssistantMessage::echo`](super::AssistantMessage::echo)); the tools programs may call come with `allowed_callers` and `output_schema`, and the request with the `programmatic_tool_calling` tool |
 //! | a call to a free-form tool | a `custom_tool_call` item (`input`: the parameter's text), its result a `custom_tool_call_output` |
 //! | deferred tools and [`Namespace`](crate::search::Namespace)s, with [`tool_search`](OpenAiResponsesBuilder::tool_search) on | every tool sent: deferred ones with `defer_loading: true`, a namespace's tools in one `namespace` tool, the hosted `tool_search` in place of toolkit's `search_tools`; `tool_search_call` and `tool_search_output` items go back in the echo, and calls to namespaced tools (and their outputs) name the namespace |
 //!
@@ -18,7 +18,7 @@
 //! `function_call` items its calls (by `call_id`), `custom_tool_call` items the calls
 //! of free-form tools (their `input` text as the tool's one parameter); `reasoning` and
 //! other items are skipped. `status: "incomplete"` maps `max_output_tokens` to
-//! [`FinishReason::Length`] and `content_filter` to [`FinishReason::ContentFilter`].
+//! [`FinishReason::Length`](super::FinishReason::Length) and `content_filter` to [`FinishReason::ContentFilter`](super::FinishReason::ContentFilter).
 
 use std::fmt;
 

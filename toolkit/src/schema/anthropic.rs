@@ -6,7 +6,7 @@
 //! the rules it does not take moved into the description (`(minimum: 1; maxLength: 100)`:
 //! the model still reads them, and a `#[tool]` still checks them when parsing), `oneOf`
 //! read as `anyOf`. What cannot be rewritten (a recursive type, an open map, an enum of
-//! objects) leaves the tool non-strict, and [`check`](super::check) says why.
+//! objects) leaves the tool non-strict, and [`check`](fn@super::check) says why.
 
 use serde_json::Value;
 

@@ -29,7 +29,7 @@ pub fn docs_file_name(target: Target) -> String {
 }
 
 /// Writes the documentation of `specs` into `dir` (created if missing): `TOOLS.md`, the
-/// [`markdown`] page titled `title`, and for every [`Target`] a
+/// [`markdown`](fn@super::markdown) page titled `title`, and for every [`Target`] a
 /// [`docs_file_name`] file holding the tools in that target's shape (a JSON array,
 /// pretty-printed, one trailing newline). The same specs always give the same bytes,
 /// so the files can be committed and diffed. Returns the paths written, page first.

@@ -26,7 +26,7 @@ impl ToolSpec {
     /// mode cannot represent (an open map, an untyped value) is exported without
     /// `strict`, with its plain schema, for every target (`OpenAiChatStrict` too: a
     /// strict flag on a schema the model cannot fill would only invite wrong calls);
-    /// [`check`](crate::schema::check) says why. A strict tool is strict for Anthropic
+    /// [`check`](fn@crate::schema::check) says why. A strict tool is strict for Anthropic
     /// too (strict tool use): every object closed, the rules its grammar does not take
     /// (numeric bounds, lengths, patterns, most formats) moved into the description,
     /// `oneOf` read as `anyOf`; a recursive type, an open map or an enum of objects
@@ -54,7 +54,7 @@ impl ToolSpec {
     /// Anthropic (and its output's shape at the end of the description: Anthropic has no
     /// field for it) and for OpenAI Responses (with `output_schema`, in strict form), when
     /// a program can read its output; otherwise it is offered directly and
-    /// [`check`](crate::schema::check) says why.
+    /// [`check`](fn@crate::schema::check) says why.
     ///
     /// ```
     /// use serde_json::json;
@@ -170,7 +170,7 @@ impl ToolSpec {
     }
 
     /// Whether programs may call the tool on `target` (Anthropic, OpenAI Responses): it
-    /// asks to be, and a program can read its output ([`check`](super::check) says why
+    /// asks to be, and a program can read its output ([`check`](fn@super::check) says why
     /// not). Otherwise the tool is offered to the model directly.
     pub(crate) fn programmable(&self, target: Target) -> bool {
         self.callers.program() && super::check::program_output_problems(self, target).is_empty()

@@ -3,9 +3,9 @@
 //! - [`ToolSpec::export`](crate::ToolSpec::export) gives a tool in a provider's shape
 //!   ([`Target`]): OpenAI Chat Completions (plain or strict), OpenAI Responses,
 //!   Anthropic, Gemini, MCP.
-//! - [`check`] says what a target cannot take of a tool, as [`Incompatibility`]s (tool,
+//! - [`check`](fn@check) says what a target cannot take of a tool, as [`Incompatibility`]s (tool,
 //!   path, rule), before a provider answers 400.
-//! - [`markdown`] documents a list of tools for people; [`write_docs`] writes that page
+//! - [`markdown`](fn@markdown) documents a list of tools for people; [`write_docs`] writes that page
 //!   and the JSON of every target into a directory.
 //! - [`render_expected`] renders a tool's arguments on one line for the messages a
 //!   model reads after sending wrong arguments.

@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// A provider's tool format, for [`ToolSpec::export`](crate::ToolSpec::export) and
-/// [`check`](crate::schema::check).
+/// [`check`](fn@crate::schema::check).
 ///
 /// ```
 /// use toolkit::schema::Target;

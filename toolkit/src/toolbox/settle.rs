@@ -46,7 +46,7 @@ pub(super) enum Begun<'a> {
 pub(super) enum Ended {
     /// No sink wants its record: the output, or the error.
     Plain(Result<Output, ToolError>),
-    /// Its record is to be made (see [`Toolbox::conclude`]): how it ended, and when it
+    /// Its record is to be made (see [`Toolbox::conclude`](super::Toolbox::conclude)): how it ended, and when it
     /// started.
     Recorded(Finished, StartedAt),
 }
